@@ -1,0 +1,31 @@
+#pragma once
+
+#include <mpi.h>
+
+#include "bench/control.h"
+
+namespace collbench {
+
+// Control over a private duplicate of MPI_COMM_WORLD.
+class MpiControl final : public Control {
+ public:
+  MpiControl();
+  ~MpiControl() override;
+  MpiControl(const MpiControl&) = delete;
+  MpiControl& operator=(const MpiControl&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void barrier() override;
+  bool broadcast_flag(bool value) override;
+  std::vector<double> gather_to_root(std::span<const double> mine) override;
+  std::int64_t sum(std::int64_t value) override;
+  std::int64_t min(std::int64_t value) override;
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace collbench

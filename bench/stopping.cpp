@@ -1,0 +1,47 @@
+#include "bench/stopping.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace collbench {
+
+std::string stop_reason_name(StopReason r) {
+  switch (r) {
+    case StopReason::Fixed: return "fixed";
+    case StopReason::Converged: return "converged";
+    case StopReason::TimeCap: return "time_cap";
+  }
+  return "fixed";
+}
+
+double relative_standard_error(std::span<const double> samples) {
+  const std::size_t n = samples.size();
+  if (n < 2) return std::numeric_limits<double>::infinity();
+  double mean = 0;
+  for (double s : samples) mean += s;
+  mean /= static_cast<double>(n);
+  if (mean <= 0) return std::numeric_limits<double>::infinity();
+  double var = 0;
+  for (double s : samples) var += (s - mean) * (s - mean);
+  var /= static_cast<double>(n - 1);
+  return std::sqrt(var / static_cast<double>(n)) / mean;
+}
+
+StopDecision decide_stop(const IterPolicy& policy, std::span<const double> samples, double elapsed_s) {
+  const int n = static_cast<int>(samples.size());
+  if (!policy.adaptive) return {n >= policy.fixed, StopReason::Fixed};
+  if (n >= policy.min_samples && elapsed_s >= policy.min_time_s &&
+      relative_standard_error(samples) <= policy.max_noise)
+    return {true, StopReason::Converged};
+  if (elapsed_s >= policy.max_time_s && n >= 2) return {true, StopReason::TimeCap};
+  return {false, StopReason::Converged};
+}
+
+int next_batch(const IterPolicy& policy, int done) {
+  if (!policy.adaptive) return std::max(0, policy.fixed - done);
+  if (done < policy.min_samples) return policy.min_samples - done;
+  return std::clamp(done, 1, 1000);
+}
+
+}  // namespace collbench

@@ -1,0 +1,30 @@
+// When to stop timing a case: a fixed count, or adaptively by relative noise.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "bench/options.h"
+
+namespace collbench {
+
+enum class StopReason { Fixed, Converged, TimeCap };
+std::string stop_reason_name(StopReason r);
+
+// Relative standard error of the mean: stdev / sqrt(n) / mean. Infinite below two samples.
+double relative_standard_error(std::span<const double> samples);
+
+struct StopDecision {
+  bool stop = false;
+  StopReason reason = StopReason::Fixed;
+};
+
+// Decides after each batch, from the samples so far and the time spent timing them.
+StopDecision decide_stop(const IterPolicy& policy, std::span<const double> samples, double elapsed_s);
+
+// How many iterations the next batch runs: the rest of a fixed count, or for the adaptive rule
+// enough to reach min_samples, then batches that double the sample count (capped to keep the
+// time cap meaningful).
+int next_batch(const IterPolicy& policy, int done);
+
+}  // namespace collbench

@@ -1,0 +1,109 @@
+#include "bench/sweep.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <csignal>
+#include <numeric>
+#include <thread>
+
+#include "bench/dtype.h"
+#include "bench/sizes.h"
+
+namespace collbench {
+namespace {
+
+std::uint64_t case_seed(std::size_t index, int check) { return (index + 1) * 131 + static_cast<std::uint64_t>(check); }
+
+void inject_at_start(const FaultInjection& f, std::size_t index, int rank) {
+  if (f.rank != rank || static_cast<std::size_t>(f.at_case) != index) return;
+  if (f.kind == FaultInjection::Kind::Kill) std::raise(SIGKILL);
+  if (f.kind == FaultInjection::Kind::Hang)
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
+// Times batches until the stopping rule (decided on rank 0) says stop.
+StopReason timed_loop(const RunOptions& opts, const CallShape& call, Backend& backend, Control& control,
+                      LocalSamples& samples) {
+  double elapsed = 0;
+  for (;;) {
+    const int batch = next_batch(opts.iters, samples.empty() ? 0 : static_cast<int>(samples[0].size()));
+    if (batch > 0) {
+      const std::size_t before = samples.empty() ? 0 : samples[0].size();
+      backend.run(call, batch, &samples);
+      elapsed = std::accumulate(samples[0].begin() + static_cast<std::ptrdiff_t>(before), samples[0].end(), elapsed);
+    }
+    const StopDecision d = decide_stop(opts.iters, samples.empty() ? std::span<const double>{} : samples[0], elapsed);
+    if (!opts.iters.adaptive) return StopReason::Fixed;
+    if (control.broadcast_flag(d.stop)) return d.reason;
+  }
+}
+
+std::optional<std::int64_t> check_pass(const RunOptions& opts, const CallShape& call, std::size_t index,
+                                       Backend& backend, Control& control) {
+  if (opts.check_iters <= 0 || !backend.verifiable(call)) return std::nullopt;
+  std::int64_t wrong = 0;
+  for (int c = 0; c < opts.check_iters; ++c) {
+    backend.fill(call, case_seed(index, c));
+    control.barrier();
+    backend.run(call, 1, nullptr);
+    if (opts.inject.kind == FaultInjection::Kind::Corrupt && opts.inject.rank == control.rank() &&
+        static_cast<std::size_t>(opts.inject.at_case) == index)
+      backend.corrupt_result(call);
+    wrong += backend.count_wrong(call, case_seed(index, c));
+  }
+  return control.sum(wrong);
+}
+
+}  // namespace
+
+std::string describe_case(const CaseRow& row, Placement p) {
+  return fmt::format("{} {} {} {} ({} B)", collective_info(row.coll).name, dtype_info(row.dtype).name,
+                     p == Placement::InPlace ? "in-place" : "out-of-place", format_bytes(row.bytes), row.bytes);
+}
+
+void run_sweep(const Plan& plan, const RunOptions& opts, Backend& backend, Control& control, Watchdog& watchdog,
+               const CaseSink& sink) {
+  backend.reserve(plan.max_send_bytes, plan.max_recv_bytes);
+  std::size_t index = 0;
+  for (const CaseRow& row : plan.rows) {
+    for (Placement placement : plan.placements) {
+      const CallShape call = row.call(placement);
+      const std::string what = describe_case(row, placement);
+      watchdog.arm(what + ", warm-up", opts.timeout_s);
+      inject_at_start(opts.inject, index, control.rank());
+
+      backend.fill(call, case_seed(index, 0));
+      control.barrier();
+      backend.run(call, opts.warmup, nullptr);
+
+      watchdog.note(what + ", timed iterations");
+      control.barrier();
+      LocalSamples samples(static_cast<std::size_t>(backend.local_ranks()));
+      const StopReason stop = timed_loop(opts, call, backend, control, samples);
+
+      watchdog.note(what + ", result check");
+      auto wrong = check_pass(opts, call, index, backend, control);
+
+      // Gather [process][local rank][iteration] on rank 0; every process ran the same count.
+      std::vector<double> flat;
+      for (const auto& s : samples) flat.insert(flat.end(), s.begin(), s.end());
+      const std::vector<double> all = control.gather_to_root(flat);
+      watchdog.disarm();
+
+      if (control.rank() == 0) {
+        CaseMeasurement m{index, &row, placement, {}, wrong, stop};
+        const std::size_t iters = samples.empty() ? 0 : samples[0].size();
+        const std::size_t ranks = iters == 0 ? 0 : all.size() / iters;
+        m.samples_s.resize(ranks);
+        for (std::size_t r = 0; r < ranks; ++r)
+          m.samples_s[r].assign(all.begin() + static_cast<std::ptrdiff_t>(r * iters),
+                                all.begin() + static_cast<std::ptrdiff_t>((r + 1) * iters));
+        sink(m);
+      }
+      ++index;
+    }
+  }
+}
+
+}  // namespace collbench

@@ -1,0 +1,35 @@
+// The timing loop: for every case, warm up, time until the stopping rule says so, check results
+// in a separate untimed pass, and gather everything on rank 0.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "bench/backend.h"
+#include "bench/control.h"
+#include "bench/plan.h"
+#include "bench/stopping.h"
+#include "bench/watchdog.h"
+
+namespace collbench {
+
+struct CaseMeasurement {
+  std::size_t index = 0;  // case number in run order
+  const CaseRow* row = nullptr;
+  Placement placement = Placement::OutOfPlace;
+  std::vector<std::vector<double>> samples_s;  // [global rank][iteration], seconds
+  std::optional<std::int64_t> wrong;             // summed over ranks; nullopt when not checkable
+  StopReason stop = StopReason::Fixed;
+};
+
+// Called on rank 0 as each case finishes.
+using CaseSink = std::function<void(const CaseMeasurement&)>;
+
+std::string describe_case(const CaseRow& row, Placement p);
+
+void run_sweep(const Plan& plan, const RunOptions& opts, Backend& backend, Control& control, Watchdog& watchdog,
+               const CaseSink& sink);
+
+}  // namespace collbench

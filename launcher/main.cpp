@@ -1,0 +1,47 @@
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bench/errors.h"
+#include "launcher/cli.h"
+#include "launcher/run_command.h"
+
+namespace {
+
+// Before MPI_Init, only the launcher's environment tells which process is rank 0.
+bool launched_as_rank_zero() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* v = std::getenv(var)) return std::string(v) == "0";
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  collbench::Command cmd;
+  try {
+    cmd = collbench::parse_command_line(args);
+  } catch (const collbench::UsageError& e) {
+    if (launched_as_rank_zero()) std::fprintf(stderr, "collbench: error: %s\n", e.what());
+    return collbench::kExitUsage;
+  }
+  if (cmd.kind != collbench::Command::Kind::Run) {
+    if (launched_as_rank_zero()) std::fputs(cmd.text.c_str(), stdout);
+    return collbench::kExitOk;
+  }
+
+  int provided = 0;
+  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    std::fprintf(stderr, "collbench: error: MPI_Init failed; launch with mpirun/srun or check the MPI install\n");
+    return collbench::kExitCouldNotRun;
+  }
+  std::vector<std::string> full{"collbench"};
+  full.insert(full.end(), args.begin(), args.end());
+  const int code = collbench::run_command(cmd.run, full);
+  MPI_Finalize();
+  return code;
+}

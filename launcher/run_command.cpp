@@ -1,0 +1,242 @@
+#include "launcher/run_command.h"
+
+#include <fmt/format.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "bench/backend_factory.h"
+#include "bench/dtype.h"
+#include "bench/errors.h"
+#include "bench/mpi_check.h"
+#include "bench/mpi_control.h"
+#include "bench/sweep.h"
+#include "launcher/world.h"
+#include "reports/case_summary.h"
+#include "reports/findings.h"
+#include "reports/journal.h"
+#include "reports/json_report.h"
+#include "reports/table_stream.h"
+#include "reports/text_table.h"
+
+namespace collbench {
+namespace {
+
+using report::Finding;
+using report::Priority;
+using report::Tag;
+
+// Rank 0's record of the run so far; the watchdog thread reads it when a case hangs.
+struct Record {
+  std::mutex mutex;
+  report::RunHeader header;
+  std::vector<report::CaseResult> cases;
+  std::optional<report::Journal> journal;
+
+  void save(const std::vector<Finding>& findings, const report::RunOutcome& outcome) {
+    if (journal) journal->finish(report::run_document(header, cases, findings, outcome));
+  }
+};
+
+std::string now_utc() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+void print_error(const std::string& msg, int rank) {
+  if (rank == 0) std::fprintf(stderr, "collbench: error: %s\n", msg.c_str());
+  else std::fprintf(stderr, "collbench: error on rank %d (host %s): %s\n", rank, this_host().c_str(), msg.c_str());
+}
+
+// Runs `step` on every process. If it throws anywhere, all processes learn the worst exit code and
+// leave together; the failing processes say why (rank 0 alone when it failed too, since then the
+// cause is usually the same everywhere).
+int agree(Control& control, const std::function<void()>& step) {
+  int code = 0;
+  std::string msg;
+  try {
+    step();
+  } catch (const UsageError& e) {
+    code = kExitUsage;
+    msg = e.what();
+  } catch (const std::exception& e) {
+    code = kExitCouldNotRun;
+    msg = e.what();
+  }
+  const bool root_failed = control.broadcast_flag(code != 0);
+  const int worst = static_cast<int>(-control.min(-code));
+  if (code != 0 && (control.rank() == 0 || !root_failed)) print_error(msg, control.rank());
+  return worst;
+}
+
+report::RawCase raw_case(const CaseMeasurement& m, int world_ranks) {
+  const CaseRow& row = *m.row;
+  const auto& info = collective_info(row.coll);
+  report::RawCase raw;
+  raw.op = std::string(info.name);
+  raw.dtype = std::string(dtype_info(row.dtype).name);
+  raw.redop = info.reduces ? std::string(redop_name(row.redop)) : "none";
+  raw.placement = m.placement == Placement::InPlace ? "in_place" : "out_of_place";
+  raw.root = row.root;
+  raw.bytes = row.bytes;
+  raw.count = row.counts.param;
+  raw.requested_bytes = row.requested_bytes;
+  raw.busbw_factor = info.busbw_factor(world_ranks);
+  raw.samples_s = &m.samples_s;
+  raw.wrong = m.wrong;
+  raw.stop_reason = stop_reason_name(m.stop);
+  return raw;
+}
+
+std::vector<Finding> result_findings(const std::vector<report::CaseResult>& cases) {
+  std::int64_t wrong = 0;
+  int bad = 0, unchecked = 0;
+  const report::CaseResult* first = nullptr;
+  for (const auto& c : cases) {
+    if (!c.wrong) ++unchecked;
+    else if (*c.wrong > 0) {
+      wrong += *c.wrong;
+      if (bad++ == 0) first = &c;
+    }
+  }
+  std::vector<Finding> out;
+  if (bad > 0)
+    out.push_back({"WRONG_RESULTS", Tag::Fail, Priority::P0,
+                   fmt::format("{} wrong elements in {} of {} cases; first: {} {} {} {} B (expected exact results)",
+                               wrong, bad, cases.size(), first->op, first->dtype, first->placement, first->bytes),
+                   "references/debugging-guide.md \u00a7 7 Node Hardware Failures"});
+  else
+    out.push_back({"RESULTS_EXACT", Tag::Pass, Priority::None,
+                   fmt::format("every checked element of {} cases was exact", cases.size() - unchecked), ""});
+  if (unchecked > 0)
+    out.push_back({"RESULTS_UNCHECKED", Tag::Info, Priority::None,
+                   fmt::format("{} cases were not checked (-c 0, or an in-place op the backend cannot check)",
+                               unchecked),
+                   ""});
+  return out;
+}
+
+bool color_stdout() {
+  const char* term = std::getenv("TERM");
+  return isatty(1) && term != nullptr && std::string(term) != "dumb";
+}
+
+}  // namespace
+
+int run_command(const RunOptions& opts, const std::vector<std::string>& argv) {
+  MpiControl control;
+  const int rank = control.rank();
+  report::RankReduce how = report::RankReduce::Mean;
+  report::parse_rank_reduce(opts.rank_reduce, &how);
+
+  BackendChoice choice;
+  Plan plan;
+  if (int code = agree(control, [&] { choice = make_backend(opts); })) return code;
+  Backend& backend = *choice.backend;
+  if (int code = agree(control, [&] {
+        plan = make_plan(opts, backend.world_ranks());
+        check_supported(plan, backend);
+        backend.reserve(plan.max_send_bytes, plan.max_recv_bytes);
+      }))
+    return code;
+
+  Record record;
+  record.header.world = describe_world(backend, choice.reason);
+  if (rank == 0) {
+    auto& h = record.header;
+    h.tool_version = COLLBENCH_VERSION;
+    h.started_at = now_utc();
+    h.argv = argv;
+    h.sweep = {opts.min_bytes, opts.max_bytes, opts.factor, opts.step_bytes, opts.warmup,
+               opts.iters.adaptive ? "auto" : std::to_string(opts.iters.fixed), opts.check_iters};
+    h.rank_reduce = opts.rank_reduce;
+    h.notes = plan.notes;
+  }
+  if (int code = agree(control, [&] {
+        if (rank == 0 && !opts.json_path.empty()) {
+          try {
+            record.journal.emplace(opts.json_path, record.header);
+          } catch (const std::runtime_error& e) {
+            throw UsageError(fmt::format("--json: {}; choose a writable path", e.what()));
+          }
+        }
+      }))
+    return code;
+
+  if (rank == 0) {
+    std::fputs(report::render_preamble(record.header).c_str(), stdout);
+    std::fflush(stdout);
+  }
+
+  const bool color = color_stdout();
+  Watchdog watchdog([&](const std::string& what, double limit) {
+    Finding hang{"COLLECTIVE_HANG", Tag::Fail, Priority::P0,
+                 fmt::format("rank {} (host {}): {} did not finish within --timeout {:g} s", rank, this_host(), what,
+                             limit),
+                 "references/debugging-guide.md \u00a7 1 NCCL Timeout / Rendezvous Hang"};
+    std::fprintf(stderr, "%s\n", report::render_finding(hang, false).c_str());
+    if (rank == 0) {
+      std::lock_guard lock(record.mutex);
+      std::printf("%s\n", report::render_finding(hang, color).c_str());
+      try {
+        record.save({hang}, {false, hang.message, 0, kExitCouldNotRun});
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "collbench: %s\n", e.what());
+      }
+    } else {
+      std::this_thread::sleep_for(std::chrono::seconds(2));  // let rank 0 save first
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(kExitCouldNotRun);
+  });
+
+  report::TableStream table(plan.placements.size());
+  const bool progress = rank == 0 && opts.progress && isatty(2);
+  try {
+    run_sweep(plan, opts, backend, control, watchdog, [&](const CaseMeasurement& m) {
+      report::CaseResult c = report::summarize_case(raw_case(m, backend.world_ranks()), how,
+                                                    record.header.world.nodes);
+      std::lock_guard lock(record.mutex);
+      if (record.journal) record.journal->append(c);
+      record.cases.push_back(std::move(c));
+      if (progress)
+        std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", m.index + 1, plan.case_count(),
+                     describe_case(*m.row, m.placement).c_str());
+      std::fputs(table.add(record.cases.back()).c_str(), stdout);
+      std::fflush(stdout);
+    });
+  } catch (const std::exception& e) {
+    // A failure on some ranks mid-sweep leaves the others inside a collective: end them all.
+    print_error(e.what(), rank);
+    MPI_Abort(MPI_COMM_WORLD, kExitCouldNotRun);
+  }
+  if (progress) std::fputs("\r\033[K", stderr);
+
+  int exit_code = kExitOk;
+  if (rank == 0) {
+    std::lock_guard lock(record.mutex);
+    std::fputs(table.finish().c_str(), stdout);
+    const auto findings = result_findings(record.cases);
+    for (const auto& f : findings) std::printf("%s\n", report::render_finding(f, color).c_str());
+    exit_code = report::exit_code_for(findings);
+    try {
+      record.save(findings, {true, "", 0, exit_code});
+    } catch (const std::exception& e) {
+      print_error(e.what(), rank);
+      exit_code = kExitCouldNotRun;
+    }
+    std::fflush(stdout);
+  }
+  return static_cast<int>(-control.min(-exit_code));
+}
+
+}  // namespace collbench

@@ -1,0 +1,19 @@
+// The run's JSON document (schema collbench.run/1), built with nlohmann::json.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "reports/findings.h"
+#include "reports/result.h"
+
+namespace collbench::report {
+
+nlohmann::json to_json(const RunHeader& header);
+nlohmann::json to_json(const CaseResult& c);
+nlohmann::json to_json(const Finding& f);
+
+nlohmann::json run_document(const RunHeader& header, const std::vector<CaseResult>& cases,
+                            const std::vector<Finding>& findings, const RunOutcome& outcome);
+
+}  // namespace collbench::report

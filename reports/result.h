@@ -1,0 +1,96 @@
+// The result model: what a run measured, as typed values. Renderers read it; nothing here measures.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collbench::report {
+
+inline constexpr const char* kRunSchema = "collbench.run/1";
+
+struct NodeInfo {
+  std::string name;
+  std::vector<int> ranks;  // global rank numbers
+};
+
+struct RankInfo {
+  int rank = 0;
+  int pid = 0;
+  std::string host;
+  int device = -1;
+  std::string bus_id;
+  std::string device_name;
+};
+
+struct WorldInfo {
+  int ranks = 0;
+  int processes = 0;
+  int gpus_per_process = 1;
+  std::vector<NodeInfo> nodes;
+  std::vector<RankInfo> rank_info;
+  std::string backend;
+  std::string backend_reason;
+  std::map<std::string, std::string> versions;
+};
+
+// Sweep parameters echoed in nccl-tests' first header line.
+struct SweepInfo {
+  std::uint64_t min_bytes = 0;
+  std::uint64_t max_bytes = 0;
+  double factor = 2;
+  std::uint64_t step_bytes = 0;
+  int warmup = 0;
+  std::string iters;  // "20" or "auto"
+  int check_iters = 1;
+};
+
+struct RunHeader {
+  std::string tool_version;
+  std::string started_at;  // ISO 8601 UTC
+  std::vector<std::string> argv;
+  WorldInfo world;
+  SweepInfo sweep;
+  std::string rank_reduce;
+  std::vector<std::string> notes;
+};
+
+struct TimeStats {  // microseconds
+  double median = 0, mean = 0, min = 0, max = 0, p99 = 0, stdev = 0;
+  std::size_t samples = 0;
+};
+
+struct GroupInfo {
+  std::string scope = "world";
+  int id = 0;
+  std::vector<int> ranks;
+};
+
+struct NodeMedian {
+  std::string node;
+  double median_us = 0;
+};
+
+struct CaseResult {
+  std::string op, dtype, redop, placement;  // redop "none" for ops that do not reduce
+  int root = -1;
+  std::uint64_t bytes = 0, count = 0, requested_bytes = 0;
+  GroupInfo group;
+  TimeStats time_us;  // per-iteration times after the rank reduction
+  double algbw_gbs = 0, busbw_gbs = 0;  // from the mean time, as nccl-tests
+  std::optional<std::int64_t> wrong;    // nullopt: not checked (N/A)
+  std::string stop_reason;
+  std::vector<double> rank_median_us;   // indexed by rank
+  std::vector<NodeMedian> node_median_us;
+};
+
+struct RunOutcome {
+  bool complete = true;
+  std::string error;  // why the run ended early
+  std::int64_t wrong_total = 0;
+  int exit_code = 0;
+};
+
+}  // namespace collbench::report
