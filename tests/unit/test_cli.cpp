@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include "bench/errors.h"
+#include "launcher/cli.h"
+
+namespace collbench {
+namespace {
+
+Command parse(std::vector<std::string> args) { return parse_command_line(args); }
+
+void expect_usage_error(std::vector<std::string> args, const std::string& mentions) {
+  try {
+    parse(args);
+    FAIL() << "accepted " << args.back();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find(mentions), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
+TEST(Cli, DefaultsSweepAllReduceAndAllToAllBothPlacements) {
+  const Command c = parse({"run"});
+  ASSERT_EQ(c.kind, Command::Kind::Run);
+  EXPECT_EQ(c.run.ops, (std::vector<Coll>{Coll::AllReduce, Coll::AllToAll}));
+  EXPECT_EQ(c.run.placements.size(), 2u);
+  EXPECT_EQ(c.run.dtypes, std::vector<DType>{DType::Float});
+  EXPECT_EQ(c.run.iters.fixed, 20);
+  EXPECT_FALSE(c.run.iters.adaptive);
+  EXPECT_EQ(c.run.rank_reduce, "mean");
+  EXPECT_EQ(c.run.backend, BackendKind::Auto);
+}
+
+TEST(Cli, ParsesNcclTestsStyleOptions) {
+  const Command c = parse({"run", "-b", "1M", "-e", "8G", "-f", "4", "-d", "half,bf16", "-o", "max", "-n", "auto",
+                           "-w", "2", "-c", "3", "--ops", "all", "--backend", "mpi", "--placement", "in",
+                           "--rank-reduce", "max", "--timeout", "5", "--json", "x.json"});
+  EXPECT_EQ(c.run.min_bytes, 1u << 20);
+  EXPECT_EQ(c.run.max_bytes, 8ull << 30);
+  EXPECT_DOUBLE_EQ(c.run.factor, 4);
+  EXPECT_EQ(c.run.dtypes, (std::vector<DType>{DType::Half, DType::BFloat16}));
+  EXPECT_EQ(c.run.redop, RedOp::Max);
+  EXPECT_TRUE(c.run.iters.adaptive);
+  EXPECT_EQ(c.run.ops.size(), 6u);
+  EXPECT_EQ(c.run.placements, std::vector<Placement>{Placement::InPlace});
+  EXPECT_EQ(c.run.backend, BackendKind::Mpi);
+  EXPECT_EQ(c.run.json_path, "x.json");
+}
+
+TEST(Cli, BadInputIsAUsageErrorNamingTheOption) {
+  expect_usage_error({"run", "-b", "10X"}, "-b");
+  expect_usage_error({"run", "--ops", "all_reduce,gather"}, "gather");
+  expect_usage_error({"run", "-d", "float128"}, "float128");
+  expect_usage_error({"run", "-o", "avg"}, "avg");
+  expect_usage_error({"run", "--ops", "all_gather", "-o", "max"}, "reduces");
+  expect_usage_error({"run", "-n", "ten"}, "-n");
+  expect_usage_error({"run", "-n", "0"}, "-n");
+  expect_usage_error({"run", "--backend", "gloo"}, "gloo");
+  expect_usage_error({"run", "--rank-reduce", "median"}, "median");
+  expect_usage_error({"run", "--timeout", "0"}, "--timeout");
+  expect_usage_error({"run", "--bogus"}, "--bogus");
+  expect_usage_error({"walk"}, "walk");
+  expect_usage_error({"run", "--inject", "melt:1"}, "melt");
+}
+
+TEST(Cli, HelpAndVersion) {
+  EXPECT_EQ(parse({}).kind, Command::Kind::Help);
+  const Command h = parse({"run", "--help"});
+  EXPECT_EQ(h.kind, Command::Kind::Help);
+  EXPECT_NE(h.text.find("--rank-reduce"), std::string::npos);
+  EXPECT_NE(h.text.find("Exit codes"), std::string::npos);
+  EXPECT_EQ(h.text.find("--inject"), std::string::npos) << "test hook must stay hidden";
+  EXPECT_EQ(parse({"--version"}).kind, Command::Kind::Version);
+}
+
+}  // namespace collbench

@@ -1,0 +1,64 @@
+#include <gtest/gtest.h>
+
+#include "reports/case_summary.h"
+#include "reports/stats.h"
+
+namespace collbench::report {
+
+TEST(Stats, SummaryOfKnownSamples) {
+  const std::vector<double> v{5, 1, 4, 2, 3};
+  const TimeStats s = summarize(v);
+  EXPECT_EQ(s.samples, 5u);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.mean, 3);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_DOUBLE_EQ(s.p99, 5);
+  EXPECT_NEAR(s.stdev, 1.5811388, 1e-6);  // sample standard deviation
+  EXPECT_DOUBLE_EQ(summarize(std::vector<double>{1, 2, 3, 4}).median, 2.5);
+  EXPECT_EQ(summarize(std::vector<double>{}).samples, 0u);
+}
+
+TEST(Stats, P99IsNearestRank) {
+  std::vector<double> v;
+  for (int i = 1; i <= 200; ++i) v.push_back(i);
+  EXPECT_DOUBLE_EQ(summarize(v).p99, 198);
+  EXPECT_DOUBLE_EQ(median(v), 100.5);
+}
+
+TEST(Stats, RankReductionPolicies) {
+  const std::vector<std::vector<double>> s{{1, 10}, {3, 20}, {2, 60}};
+  EXPECT_EQ(reduce_across_ranks(s, RankReduce::Mean), (std::vector<double>{2, 30}));
+  EXPECT_EQ(reduce_across_ranks(s, RankReduce::Max), (std::vector<double>{3, 60}));
+  EXPECT_EQ(reduce_across_ranks(s, RankReduce::Min), (std::vector<double>{1, 10}));
+  EXPECT_EQ(reduce_across_ranks(s, RankReduce::Rank0), (std::vector<double>{1, 10}));
+  RankReduce how;
+  EXPECT_TRUE(parse_rank_reduce("rank0", &how));
+  EXPECT_FALSE(parse_rank_reduce("median", &how));
+}
+
+TEST(CaseSummary, BandwidthFromMeanTimeAndMediansPerRankAndNode) {
+  // 2 ranks, 3 iterations each, in seconds.
+  const std::vector<std::vector<double>> samples{{1e-3, 1e-3, 4e-3}, {1e-3, 3e-3, 4e-3}};
+  RawCase raw;
+  raw.op = "all_reduce";
+  raw.bytes = 1000000;
+  raw.busbw_factor = 1.0;  // 2(n-1)/n for n = 2
+  raw.samples_s = &samples;
+  raw.wrong = 0;
+  const CaseResult c = summarize_case(raw, RankReduce::Mean, {{"a", {0}}, {"b", {1}}});
+  // Per-iteration means: 1, 2, 4 ms; mean 2.333 ms.
+  EXPECT_NEAR(c.time_us.mean, 2333.333, 1e-3);
+  EXPECT_NEAR(c.time_us.median, 2000, 1e-9);
+  EXPECT_NEAR(c.algbw_gbs, 1e6 / 1e9 / 2.333333e-3, 1e-4);
+  EXPECT_DOUBLE_EQ(c.busbw_gbs, c.algbw_gbs);
+  ASSERT_EQ(c.rank_median_us.size(), 2u);
+  EXPECT_NEAR(c.rank_median_us[0], 1000, 1e-9);
+  EXPECT_NEAR(c.rank_median_us[1], 3000, 1e-9);
+  ASSERT_EQ(c.node_median_us.size(), 2u);
+  EXPECT_EQ(c.node_median_us[1].node, "b");
+  EXPECT_NEAR(c.node_median_us[1].median_us, 3000, 1e-9);
+  EXPECT_EQ(c.group.ranks, (std::vector<int>{0, 1}));
+}
+
+}  // namespace collbench::report
