@@ -8,7 +8,6 @@
 #include <thread>
 
 #include "bench/dtype.h"
-#include "bench/sizes.h"
 
 namespace collbench {
 namespace {
@@ -58,8 +57,8 @@ std::optional<std::int64_t> check_pass(const RunOptions& opts, const CallShape& 
 }  // namespace
 
 std::string describe_case(const CaseRow& row, Placement p) {
-  return fmt::format("{} {} {} {} ({} B)", collective_info(row.coll).name, dtype_info(row.dtype).name,
-                     p == Placement::InPlace ? "in-place" : "out-of-place", format_bytes(row.bytes), row.bytes);
+  return fmt::format("{} {} {} {} B", collective_info(row.coll).name, dtype_info(row.dtype).name,
+                     p == Placement::InPlace ? "in-place" : "out-of-place", row.bytes);
 }
 
 void run_sweep(const Plan& plan, const RunOptions& opts, Backend& backend, Control& control, Watchdog& watchdog,
@@ -70,11 +69,14 @@ void run_sweep(const Plan& plan, const RunOptions& opts, Backend& backend, Contr
     for (Placement placement : plan.placements) {
       const CallShape call = row.call(placement);
       const std::string what = describe_case(row, placement);
-      watchdog.arm(what + ", warm-up", opts.timeout_s);
+      // The phase notes tell a rank stuck on its own from ranks waiting for it.
+      watchdog.arm(what + ", setting up", opts.timeout_s);
       inject_at_start(opts.inject, index, control.rank());
-
       backend.fill(call, case_seed(index, 0));
+
+      watchdog.note(what + ", waiting for every rank to start");
       control.barrier();
+      watchdog.note(what + ", warm-up");
       backend.run(call, opts.warmup, nullptr);
 
       watchdog.note(what + ", timed iterations");

@@ -110,6 +110,11 @@ void add_run_options(CLI::App& run, RunOptions& o, std::map<std::string, std::st
   run.add_option("--json", o.json_path, "Write the results document here (cases are appended to FILE.partial as "
                                         "they finish)");
   run.add_flag("--no-progress", raw["no-progress"], "No progress line on stderr");
+  run.add_option("--color", o.color,
+                 "Colour the finding tags: auto (only when stdout is a terminal, not under an MPI launcher, and TERM "
+                 "is not dumb), always or never")
+      ->capture_default_str();
+  run.add_flag("--no-color", raw["no-color"], "Same as --color never");
   run.add_option("--inject", raw["inject"], "Test only: KIND:RANK[:CASE], KIND corrupt|hang|kill")
       ->group("");  // hidden
 }
@@ -160,6 +165,9 @@ void finish_run_options(RunOptions& o, std::map<std::string, std::string>& raw) 
   else if (!backend.empty() && backend != "auto")
     throw UsageError(fmt::format("--backend '{}': use auto, nccl or mpi", backend));
   if (raw["no-progress"] == "true" || raw["no-progress"] == "1") o.progress = false;
+  if (raw["no-color"] == "true" || raw["no-color"] == "1") o.color = "never";
+  if (o.color != "auto" && o.color != "always" && o.color != "never")
+    throw UsageError(fmt::format("--color '{}': use auto, always or never", o.color));
   if (!raw["inject"].empty()) o.inject = parse_inject(raw["inject"]);
   if (!raw["o"].empty() &&
       std::none_of(o.ops.begin(), o.ops.end(), [](Coll c) { return collective_info(c).reduces; }))

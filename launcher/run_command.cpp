@@ -124,9 +124,20 @@ std::vector<Finding> result_findings(const std::vector<report::CaseResult>& case
   return out;
 }
 
-bool color_stdout() {
+// MPI launchers hand ranks a pseudo-terminal even when their own output goes to a file, so a
+// terminal seen under a launcher proves nothing.
+bool under_launcher() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "SLURM_STEP_ID"})
+    if (std::getenv(var) != nullptr) return true;
+  return false;
+}
+
+bool is_terminal(int fd) { return isatty(fd) && !under_launcher(); }
+
+bool use_color(const std::string& mode) {
+  if (mode != "auto") return mode == "always";
   const char* term = std::getenv("TERM");
-  return isatty(1) && term != nullptr && std::string(term) != "dumb";
+  return is_terminal(1) && term != nullptr && std::string(term) != "dumb";
 }
 
 }  // namespace
@@ -176,7 +187,7 @@ int run_command(const RunOptions& opts, const std::vector<std::string>& argv) {
     std::fflush(stdout);
   }
 
-  const bool color = color_stdout();
+  const bool color = use_color(opts.color);
   Watchdog watchdog([&](const std::string& what, double limit) {
     Finding hang{"COLLECTIVE_HANG", Tag::Fail, Priority::P0,
                  fmt::format("rank {} (host {}): {} did not finish within --timeout {:g} s", rank, this_host(), what,
@@ -200,7 +211,7 @@ int run_command(const RunOptions& opts, const std::vector<std::string>& argv) {
   });
 
   report::TableStream table(plan.placements.size());
-  const bool progress = rank == 0 && opts.progress && isatty(2);
+  const bool progress = rank == 0 && opts.progress && is_terminal(2);
   try {
     run_sweep(plan, opts, backend, control, watchdog, [&](const CaseMeasurement& m) {
       report::CaseResult c = report::summarize_case(raw_case(m, backend.world_ranks()), how,

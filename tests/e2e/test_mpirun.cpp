@@ -1,0 +1,233 @@
+// End to end: the real collbench binary under a real mpirun, on the mpi backend.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "reports/nccl_text_parser.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+class E2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("collbench-e2e-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  // Runs `collbench ARGS` (under mpirun with `np` ranks when np > 0).
+  Result run(int np, const std::string& args) {
+    const std::string env =
+        "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
+        "OMPI_MCA_rmaps_base_oversubscribe=1 ";
+    const std::string launch =
+        np > 0 ? std::string(COLLBENCH_MPIEXEC) + " -np " + std::to_string(np) + " " : std::string();
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const std::string cmd = env + launch + COLLBENCH_BIN + " " + args + " >" + out.string() + " 2>" + err.string() +
+                            " </dev/null";
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+std::string describe(const Result& r) { return "exit " + std::to_string(r.code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err; }
+
+const char* kSweep = "run --ops all -b 8 -e 32K -f 8 -n 3 -w 1 --no-progress";
+
+}  // namespace
+
+// Every op, both placements, 1 to 4 ranks: exact results, a well-formed document, and a text
+// table that reads back with the same numbers.
+TEST_F(E2E, EveryOpBothPlacementsOneToFourRanks) {
+  for (int np : {1, 2, 3, 4}) {
+    SCOPED_TRACE("np=" + std::to_string(np));
+    const fs::path jpath = dir_ / ("run" + std::to_string(np) + ".json");
+    const Result r = run(np, std::string(kSweep) + " --json " + jpath.string());
+    ASSERT_EQ(r.code, 0) << describe(r);
+    EXPECT_FALSE(fs::exists(jpath.string() + ".partial"));
+
+    const json doc = json::parse(slurp(jpath));
+    EXPECT_EQ(doc["schema"], "collbench.run/1");
+    EXPECT_EQ(doc["world"]["ranks"], np);
+    EXPECT_EQ(doc["world"]["backend"], "mpi");
+    EXPECT_TRUE(doc["world"]["versions"].contains("mpi"));
+    ASSERT_EQ(doc["world"]["nodes"].size(), 1u);
+    EXPECT_EQ(doc["world"]["nodes"][0]["name"], hostname());
+    EXPECT_EQ(doc["world"]["nodes"][0]["ranks"].size(), static_cast<std::size_t>(np));
+    EXPECT_EQ(doc["complete"], true);
+    EXPECT_EQ(doc["verdict"]["exit_code"], 0);
+    const auto& cases = doc["cases"];
+    ASSERT_EQ(cases.size(), 6u * 5u * 2u);  // ops x sizes (8, 64, 512, 4K, 32K) x placements
+    for (const auto& c : cases) {
+      EXPECT_EQ(c["wrong"], 0) << c.dump();
+      EXPECT_EQ(c["time_us"]["samples"], 3);
+      EXPECT_EQ(c["rank_median_us"].size(), static_cast<std::size_t>(np));
+      EXPECT_EQ(c["group"]["ranks"].size(), static_cast<std::size_t>(np));
+      EXPECT_LE(c["time_us"]["min"].get<double>(), c["time_us"]["median"].get<double>());
+      EXPECT_LE(c["time_us"]["median"].get<double>(), c["time_us"]["max"].get<double>());
+    }
+
+    const auto tables = collbench::report::parse_nccl_tests(r.out);
+    ASSERT_EQ(tables.size(), 6u) << r.out;
+    std::size_t k = 0;
+    for (const auto& t : tables) {
+      ASSERT_EQ(t.rows.size(), 5u) << t.collective;
+      EXPECT_EQ(t.out_of_bounds, 0);
+      for (const auto& row : t.rows) {
+        const auto& oop = cases[k++];
+        const auto& ip = cases[k++];
+        EXPECT_EQ(oop["op"], t.collective);
+        EXPECT_EQ(row.bytes, oop["bytes"].get<std::uint64_t>());
+        EXPECT_EQ(row.count, oop["count"].get<std::uint64_t>());
+        EXPECT_EQ(oop["placement"], "out_of_place");
+        EXPECT_EQ(ip["placement"], "in_place");
+        EXPECT_NEAR(row.out_of_place->busbw_gbs, oop["busbw_gbs"].get<double>(), 0.0051);
+        EXPECT_NEAR(row.in_place->algbw_gbs, ip["algbw_gbs"].get<double>(), 0.0051);
+        EXPECT_EQ(row.in_place->wrong, 0);
+      }
+    }
+    EXPECT_NE(r.out.find("[PASS] RESULTS_EXACT"), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(E2E, CorruptedResultIsCountedAndFailsTheRun) {
+  const fs::path jpath = dir_ / "bad.json";
+  const Result r = run(2, "run --ops all_reduce -b 1K -e 1K -n 2 --no-progress --inject corrupt:1:1 --json " +
+                              jpath.string());
+  EXPECT_EQ(r.code, 3) << describe(r);
+  EXPECT_NE(r.out.find("# Out of bounds values : 1 FAILED"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[FAIL] WRONG_RESULTS (P0)"), std::string::npos) << r.out;
+  const json doc = json::parse(slurp(jpath));
+  EXPECT_EQ(doc["cases"][0]["wrong"], 0);
+  EXPECT_EQ(doc["cases"][1]["wrong"], 1);
+  EXPECT_EQ(doc["verdict"]["exit_code"], 3);
+  EXPECT_EQ(doc["findings"][0]["code"], "WRONG_RESULTS");
+}
+
+TEST_F(E2E, HungRankIsNamedAndTheResultsSoFarAreKept) {
+  const fs::path jpath = dir_ / "hang.json";
+  const Result r = run(3, "run --ops all_reduce -b 8 -e 64 -f 8 -n 2 --no-progress --timeout 2 --inject hang:2:2 "
+                          "--json " + jpath.string());
+  EXPECT_EQ(r.code, 1) << describe(r);
+  const std::string host = hostname();
+  // The hung rank says it never started the case; the others say they waited for it.
+  EXPECT_NE(r.err.find("COLLECTIVE_HANG (P0): rank 2 (host " + host + "): all_reduce float out-of-place 64 B, setting up"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("rank 0 (host " + host + "): all_reduce float out-of-place 64 B, waiting for every rank"),
+            std::string::npos)
+      << r.err;
+  const json doc = json::parse(slurp(jpath));
+  EXPECT_EQ(doc["complete"], false);
+  EXPECT_EQ(doc["cases"].size(), 2u);  // 8 B in both placements finished before the hang
+  EXPECT_EQ(doc["findings"][0]["code"], "COLLECTIVE_HANG");
+  EXPECT_EQ(doc["verdict"]["exit_code"], 1);
+}
+
+TEST_F(E2E, KilledRankIsNamedAndTheResultsSoFarAreKept) {
+  const fs::path jpath = dir_ / "kill.json";
+  const Result r = run(3, "run --ops all_reduce -b 8 -e 64 -f 8 -n 2 --no-progress --inject kill:1:2 --json " +
+                              jpath.string());
+  EXPECT_NE(r.code, 0) << describe(r);
+  EXPECT_NE(r.err.find("rank 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("on node " + hostname()), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(jpath));
+  std::istringstream partial(slurp(jpath.string() + ".partial"));
+  std::vector<json> lines;
+  for (std::string l; std::getline(partial, l);) lines.push_back(json::parse(l));
+  ASSERT_EQ(lines.size(), 3u);  // header + the two cases measured before the kill
+  EXPECT_EQ(lines[0]["schema"], "collbench.run.partial/1");
+  EXPECT_EQ(lines[2]["case"]["placement"], "in_place");
+}
+
+TEST_F(E2E, BadInputExitsTwoAndWritesNothing) {
+  const fs::path jpath = dir_ / "never.json";
+  const std::string json_arg = " --json " + jpath.string();
+  struct Bad {
+    int np;
+    std::string args, mentions;
+  };
+  const std::vector<Bad> cases{
+      {0, "run -b 10X", "-b '10X'"},
+      {0, "run --ops all_reduce,gather", "gather"},
+      {0, "run -d float128", "float128"},
+      {2, "run -b 1M -e 1K", "-b 1 MiB is larger than -e 1 KiB"},
+      {2, "run -f 1 -b 8 -e 64", "-f 1"},
+      {2, "run --backend mpi --ops all_reduce -d half -b 8 -e 64", "cannot reduce half"},
+      {2, "run --backend mpi --ops all_reduce -d double -b 15G -e 15G", "-e too large"},
+      {2, "run --backend mpi -r 5 --ops broadcast -b 8 -e 8", "-r 5"},
+  };
+  for (const auto& b : cases) {
+    const Result r = run(b.np, b.args + json_arg);
+    EXPECT_EQ(r.code, 2) << b.args << "\n" << describe(r);
+    EXPECT_NE(r.err.find(b.mentions), std::string::npos) << b.args << "\n" << r.err;
+    EXPECT_FALSE(fs::exists(jpath)) << b.args;
+    EXPECT_FALSE(fs::exists(jpath.string() + ".partial")) << b.args;
+  }
+}
+
+TEST_F(E2E, NcclBackendWithoutGpuCannotRun) {
+  const Result r = run(1, "run --backend nccl -b 8 -e 8");
+  EXPECT_EQ(r.code, 1) << describe(r);
+  EXPECT_NE(r.err.find("nccl"), std::string::npos) << r.err;
+}
+
+TEST_F(E2E, AdaptiveIterationsStopByNoiseOrTimeCap) {
+  const fs::path jpath = dir_ / "auto.json";
+  const Result r = run(2, "run --ops all_reduce -b 1K -e 4K -f 4 -n auto --min-samples 5 --max-time 0.5 "
+                          "--no-progress --json " + jpath.string());
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const json doc = json::parse(slurp(jpath));
+  EXPECT_EQ(doc["options"]["iters"], "auto");
+  for (const auto& c : doc["cases"]) {
+    EXPECT_GE(c["time_us"]["samples"].get<int>(), 5);
+    const std::string why = c["stop_reason"];
+    EXPECT_TRUE(why == "converged" || why == "time_cap") << why;
+  }
+}
+
+TEST_F(E2E, HelpExplainsEveryOption) {
+  const Result r = run(0, "run --help");
+  EXPECT_EQ(r.code, 0);
+  for (const char* opt : {"--ops", "-b", "-e", "-f", "-i", "-d", "-o", "-w", "-n", "-c", "--rank-reduce", "--backend",
+                          "-g", "--timeout", "--json", "Exit codes"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+}
