@@ -76,6 +76,10 @@ std::string nccl_version_text(int code) {
 
 std::string cuda_version_text(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
 
+Clock::time_point after_seconds(double s) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
 }  // namespace
 
 int visible_gpu_count() {
@@ -185,7 +189,7 @@ void NcclBackend::fail_async(const char* what, int rank, ncclComm_t comm, ncclRe
 }
 
 void NcclBackend::wait_comms(const char* what) {
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
+  const auto deadline = after_seconds(timeout_s_);
   for (;;) {
     std::vector<int> pending;
     for (std::size_t i = 0; i < locals_.size(); ++i) {
@@ -250,7 +254,7 @@ void NcclBackend::release() noexcept {
     const ncclResult_t r = ncclCommFinalize(locals_[i].comm);
     ok[i] = r == ncclSuccess || r == ncclInProgress;
   }
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s_));
+  const auto deadline = after_seconds(timeout_s_);
   for (;;) {
     bool pending = false;
     for (std::size_t i = 0; i < locals_.size(); ++i) {

@@ -86,7 +86,7 @@ TEST_F(NcclBackendGpu, DescribesItself) {
 TEST_F(NcclBackendGpu, EveryCollectiveFloatBothPlacements) {
   for (const auto& info : all_collectives())
     for (Placement pl : {Placement::OutOfPlace, Placement::InPlace})
-      for (std::uint64_t bytes : {std::uint64_t{8}, std::uint64_t{4} << 10, std::uint64_t{1} << 20, std::uint64_t{12'000'004}})
+      for (std::uint64_t bytes : {8ull, 4ull << 10, 1ull << 20, 12'000'004ull})
         run_and_check(shape(info.coll, DType::Float, RedOp::Sum, bytes, pl),
                       std::string(info.name) + (pl == Placement::InPlace ? " in-place " : " out-of-place ") +
                           std::to_string(bytes) + " B");
