@@ -14,6 +14,10 @@ if(NOT CMAKE_CUDA_COMPILER)
   message(STATUS "collbench: nvcc not found: building the mpi backend only")
   return()
 endif()
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+  # A100, H100/H200, B200; nvcc embeds PTX for the newest, so later GPUs still run.
+  set(CMAKE_CUDA_ARCHITECTURES 80 90 100)
+endif()
 enable_language(CUDA)
 find_package(CUDAToolkit REQUIRED)
 
@@ -27,10 +31,7 @@ endif()
 add_library(collbench_nccl INTERFACE)
 target_include_directories(collbench_nccl INTERFACE ${NCCL_INCLUDE_DIR})
 target_link_libraries(collbench_nccl INTERFACE ${NCCL_LIBRARY})
-if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "52")
-  # A100, H100/H200, B200; PTX for anything newer.
-  set(CMAKE_CUDA_ARCHITECTURES 80 90 100)
-endif()
-set(CMAKE_CUDA_STANDARD 20)
+# CMake 3.25 knows no CUDA 20 dialect; the device code needs only C++17.
+set(CMAKE_CUDA_STANDARD 17)
 set(COLLBENCH_HAVE_NCCL ON)
 message(STATUS "collbench: nccl backend enabled (${NCCL_LIBRARY})")

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin nlohmann-json3-dev libcli11-dev libfmt-dev
-          libgtest-dev libgmock-dev libbenchmark-dev libfabric-dev libfabric-bin iproute2)
+          libgtest-dev libgmock-dev libbenchmark-dev libfabric-dev libfabric-bin iproute2 python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
