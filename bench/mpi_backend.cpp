@@ -61,12 +61,7 @@ std::uint64_t host_memory_available() {
   return 0;
 }
 
-MpiBackend::MpiBackend() {
-  MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm_));
-  MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
-  MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
-  MPI_CHECK(MPI_Comm_size(comm_, &size_));
-}
+MpiBackend::MpiBackend() : comm_(dup_world(&rank_, &size_)) {}
 
 MpiBackend::~MpiBackend() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);

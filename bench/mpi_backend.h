@@ -42,9 +42,9 @@ class MpiBackend final : public Backend {
   // Where the result of this call lands, and how many elements it has.
   const std::byte* result(const CallShape& call) const;
 
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0;
+  int rank_ = 0;  // set by dup_world() when comm_ is initialised, so declared first
   int size_ = 1;
+  MPI_Comm comm_ = MPI_COMM_NULL;
   Buffer send_;
   Buffer recv_;  // also the single in-place buffer
   std::uint64_t send_capacity_ = 0;

@@ -15,6 +15,10 @@ inline void mpi_check(int code, const char* call) {
 
 std::string this_host();
 
+// A private duplicate of MPI_COMM_WORLD that returns errors instead of aborting, with its rank and
+// size: each user of MPI gets its own, so their messages never mix.
+MPI_Comm dup_world(int* rank, int* size);
+
 }  // namespace collbench
 
 #define MPI_CHECK(call) ::collbench::mpi_check((call), #call)

@@ -23,12 +23,16 @@ void mpi_fail(const char* call, int code) {
   throw RunError(fmt::format("{} failed on rank {} (host {}): {}", call, rank, this_host(), text));
 }
 
-MpiControl::MpiControl() {
-  MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm_));
-  MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
-  MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
-  MPI_CHECK(MPI_Comm_size(comm_, &size_));
+MPI_Comm dup_world(int* rank, int* size) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+  MPI_CHECK(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN));
+  MPI_CHECK(MPI_Comm_rank(comm, rank));
+  MPI_CHECK(MPI_Comm_size(comm, size));
+  return comm;
 }
+
+MpiControl::MpiControl() : comm_(dup_world(&rank_, &size_)) {}
 
 MpiControl::~MpiControl() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);

@@ -23,9 +23,9 @@ class MpiControl final : public Control {
   std::int64_t min(std::int64_t value) override;
 
  private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0;
+  int rank_ = 0;  // set by dup_world() when comm_ is initialised, so declared first
   int size_ = 1;
+  MPI_Comm comm_ = MPI_COMM_NULL;
 };
 
 }  // namespace collbench

@@ -22,34 +22,34 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-std::vector<Coll> parse_ops(const std::string& text) {
-  std::vector<Coll> out;
+// A comma-separated list of names, each parsed by `parse`; "all" expands to `every`.
+template <class T, class Parse>
+std::vector<T> parse_list(const std::string& text, const std::string& option, const std::string& choices,
+                          const std::vector<T>& every, Parse parse) {
+  std::vector<T> out;
   for (const auto& name : split_list(text)) {
     if (name == "all") {
-      for (const auto& row : all_collectives()) out.push_back(row.coll);
+      out.insert(out.end(), every.begin(), every.end());
       continue;
     }
-    auto c = parse_coll(name);
-    if (!c) throw UsageError(fmt::format("--ops: unknown collective '{}'; choose from {} or all", name, coll_names()));
-    out.push_back(*c);
+    auto v = parse(name);
+    if (!v) throw UsageError(fmt::format("{}: unknown name '{}'; choose from {} or all", option, name, choices));
+    out.push_back(*v);
   }
-  if (out.empty()) throw UsageError("--ops: empty list; name at least one collective, e.g. --ops all_reduce");
+  if (out.empty()) throw UsageError(fmt::format("{}: empty list; name at least one of {}", option, choices));
   return out;
 }
 
+std::vector<Coll> parse_ops(const std::string& text) {
+  std::vector<Coll> every;
+  for (const auto& row : all_collectives()) every.push_back(row.coll);
+  return parse_list(text, "--ops", coll_names(), every, parse_coll);
+}
+
 std::vector<DType> parse_dtypes(const std::string& text) {
-  std::vector<DType> out;
-  for (const auto& name : split_list(text)) {
-    if (name == "all") {
-      for (const auto& d : all_dtypes()) out.push_back(d.type);
-      continue;
-    }
-    auto d = parse_dtype(name);
-    if (!d) throw UsageError(fmt::format("-d: unknown datatype '{}'; choose from {} or all", name, dtype_names()));
-    out.push_back(*d);
-  }
-  if (out.empty()) throw UsageError("-d: empty list; name a datatype, e.g. -d float");
-  return out;
+  std::vector<DType> every;
+  for (const auto& d : all_dtypes()) every.push_back(d.type);
+  return parse_list(text, "-d", dtype_names(), every, parse_dtype);
 }
 
 FaultInjection parse_inject(const std::string& text) {
