@@ -3,216 +3,137 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <sstream>
-
-#include "bench/collectives.h"
-#include "bench/dtype.h"
 #include "bench/errors.h"
-#include "bench/sizes.h"
+#include "launcher/cli_run.h"
 
 namespace collbench {
 namespace {
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
+constexpr const char* kExitCodes =
+    "Exit codes: 0 ran, nothing failed; 1 could not run (no GPU, MPI/NCCL failure, hang, dead rank); 2 bad usage or "
+    "input; 3 ran and at least one [FAIL] (with --fail-on warn, a [WARN] too).";
+
+void add_verdict_options(CLI::App& app, VerdictOptions& v, std::map<std::string, std::string>& raw) {
+  app.add_option("--thresholds", v.thresholds,
+                 "Thresholds FILE, DIR of <instance-type>.json files, or none (default: the installed thresholds/)");
+  app.add_option("--instance-type", v.instance_type,
+                 "EC2 instance type to judge against (default: the machine's DMI product name)");
+  app.add_option("--fail-on", raw["fail-on"], "fail (default) or warn: which findings make the exit code 3");
+  app.add_option("--color", v.color, "Colour the finding tags: auto, always or never")->capture_default_str();
+  app.add_flag("--no-color", raw["no-color"], "Same as --color never");
 }
 
-// A comma-separated list of names, each parsed by `parse`; "all" expands to `every`.
-template <class T, class Parse>
-std::vector<T> parse_list(const std::string& text, const std::string& option, const std::string& choices,
-                          const std::vector<T>& every, Parse parse) {
-  std::vector<T> out;
-  for (const auto& name : split_list(text)) {
-    if (name == "all") {
-      out.insert(out.end(), every.begin(), every.end());
-      continue;
-    }
-    auto v = parse(name);
-    if (!v) throw UsageError(fmt::format("{}: unknown name '{}'; choose from {} or all", option, name, choices));
-    out.push_back(*v);
-  }
-  if (out.empty()) throw UsageError(fmt::format("{}: empty list; name at least one of {}", option, choices));
-  return out;
-}
-
-std::vector<Coll> parse_ops(const std::string& text) {
-  std::vector<Coll> every;
-  for (const auto& row : all_collectives()) every.push_back(row.coll);
-  return parse_list(text, "--ops", coll_names(), every, parse_coll);
-}
-
-std::vector<DType> parse_dtypes(const std::string& text) {
-  std::vector<DType> every;
-  for (const auto& d : all_dtypes()) every.push_back(d.type);
-  return parse_list(text, "-d", dtype_names(), every, parse_dtype);
-}
-
-FaultInjection parse_inject(const std::string& text) {
-  FaultInjection f;
-  std::vector<std::string> fields;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ':');) fields.push_back(item);
-  if (fields.size() < 2 || fields.size() > 3)
-    throw UsageError("--inject: expected KIND:RANK[:CASE] with KIND corrupt, hang or kill");
-  if (fields[0] == "corrupt") f.kind = FaultInjection::Kind::Corrupt;
-  else if (fields[0] == "hang") f.kind = FaultInjection::Kind::Hang;
-  else if (fields[0] == "kill") f.kind = FaultInjection::Kind::Kill;
-  else throw UsageError(fmt::format("--inject: unknown kind '{}'; use corrupt, hang or kill", fields[0]));
-  try {
-    f.rank = std::stoi(fields[1]);
-    f.at_case = fields.size() == 3 ? std::stoi(fields[2]) : 0;
-  } catch (const std::exception&) {
-    throw UsageError(fmt::format("--inject '{}': RANK and CASE must be integers", text));
-  }
-  return f;
-}
-
-void add_run_options(CLI::App& run, RunOptions& o, std::map<std::string, std::string>& raw) {
-  run.add_option("--ops", raw["ops"], "Collectives, comma separated: " + coll_names() + ", or all")
-      ->default_str("all_reduce,all_to_all");
-  run.add_option("-b,--minbytes", raw["b"], "Smallest message size (K, M, G suffixes: 1024-based)")->default_str("8");
-  run.add_option("-e,--maxbytes", raw["e"], "Largest message size")->default_str("256M");
-  run.add_option("-f,--stepfactor", o.factor, "Multiply the size by this factor between steps (> 1)")
-      ->capture_default_str();
-  run.add_option("-i,--stepbytes", raw["i"], "Add this many bytes between steps instead of -f");
-  run.add_option("-d,--datatype", raw["d"], "Datatypes, comma separated: " + dtype_names() + ", or all")
-      ->default_str("float");
-  run.add_option("-o,--op", raw["o"], "Reduction operation: " + redop_names())->default_str("sum");
-  run.add_option("-r,--root", o.root, "Root rank of rooted collectives (broadcast)")->capture_default_str();
-  run.add_option("--placement", raw["placement"], "out (out-of-place), in (in-place) or both, as nccl-tests")
-      ->default_str("both");
-  run.add_option("-w,--warmup_iters", o.warmup, "Untimed iterations before timing each case")->capture_default_str();
-  run.add_option("-n,--iters", raw["n"],
-                 "Timed iterations per case, or 'auto': stop when the relative standard error of the mean is under "
-                 "--max-noise, after --min-samples and --min-time, or at --max-time")
-      ->default_str("20");
-  run.add_option("--min-samples", o.iters.min_samples, "auto: fewest timed iterations")->capture_default_str();
-  run.add_option("--min-time", o.iters.min_time_s, "auto: least seconds of timed iterations")->capture_default_str();
-  run.add_option("--max-time", o.iters.max_time_s, "auto: most seconds of timed iterations per case")
-      ->capture_default_str();
-  run.add_option("--max-noise", o.iters.max_noise, "auto: target relative standard error (0.01 = 1%)")
-      ->capture_default_str();
-  run.add_option("-c,--check", o.check_iters, "Checked (untimed) iterations per case; 0 skips the check")
-      ->capture_default_str();
-  run.add_option("--rank-reduce", o.rank_reduce,
-                 "How each iteration's times on all ranks become one: mean (nccl-tests), max, min or rank0")
-      ->capture_default_str();
-  run.add_option("--backend", raw["backend"], "auto (nccl when a GPU is visible, else mpi), nccl or mpi")
-      ->default_str("auto");
-  run.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process (nccl backend)")->capture_default_str();
-  run.add_option("--timeout", o.timeout_s, "Seconds one case may take before the run is ended as hung")
-      ->capture_default_str();
-  run.add_option("--json", o.json_path, "Write the results document here (cases are appended to FILE.partial as "
-                                        "they finish)");
-  run.add_flag("--no-progress", raw["no-progress"], "No progress line on stderr");
-  run.add_option("--color", o.color,
-                 "Colour the finding tags: auto (only when stdout is a terminal, not under an MPI launcher, and TERM "
-                 "is not dumb), always or never")
-      ->capture_default_str();
-  run.add_flag("--no-color", raw["no-color"], "Same as --color never");
-  run.add_option("--inject", raw["inject"], "Test only: KIND:RANK[:CASE], KIND corrupt|hang|kill")
-      ->group("");  // hidden
-}
-
-void finish_run_options(RunOptions& o, std::map<std::string, std::string>& raw) {
-  if (!raw["ops"].empty()) o.ops = parse_ops(raw["ops"]);
-  if (!raw["d"].empty()) o.dtypes = parse_dtypes(raw["d"]);
-  if (!raw["b"].empty()) o.min_bytes = parse_size(raw["b"], "-b");
-  if (!raw["e"].empty()) o.max_bytes = parse_size(raw["e"], "-e");
-  if (!raw["i"].empty()) {
-    o.step_bytes = parse_size(raw["i"], "-i");
-    if (o.step_bytes == 0) throw UsageError("-i 0: the step must be at least one byte");
-  }
-  if (!raw["o"].empty()) {
-    auto op = parse_redop(raw["o"]);
-    if (!op) throw UsageError(fmt::format("-o: unknown reduction '{}'; choose from {}", raw["o"], redop_names()));
-    o.redop = *op;
-  }
-  const std::string& placement = raw["placement"];
-  if (placement == "out") o.placements = {Placement::OutOfPlace};
-  else if (placement == "in") o.placements = {Placement::InPlace};
-  else if (!placement.empty() && placement != "both")
-    throw UsageError(fmt::format("--placement '{}': use out, in or both", placement));
-  const std::string& n = raw["n"];
-  if (n == "auto") {
-    o.iters.adaptive = true;
-  } else if (!n.empty()) {
-    try {
-      std::size_t used = 0;
-      o.iters.fixed = std::stoi(n, &used);
-      if (used != n.size()) throw std::invalid_argument(n);
-    } catch (const std::exception&) {
-      throw UsageError(fmt::format("-n '{}': give a number of iterations or 'auto'", n));
-    }
-  }
-  if (!o.iters.adaptive && o.iters.fixed < 1) throw UsageError("-n must be at least 1 (or auto)");
-  if (o.iters.adaptive && (o.iters.min_samples < 2 || o.iters.max_noise <= 0 || o.iters.max_time_s <= 0))
-    throw UsageError("-n auto needs --min-samples >= 2, --max-noise > 0 and --max-time > 0");
-  if (o.warmup < 0) throw UsageError("-w must not be negative");
-  if (o.check_iters < 0) throw UsageError("-c must not be negative");
-  if (o.gpus < 1) throw UsageError("-g must be at least 1");
-  if (!(o.timeout_s > 0)) throw UsageError("--timeout must be a positive number of seconds");
-  if (o.rank_reduce != "mean" && o.rank_reduce != "max" && o.rank_reduce != "min" && o.rank_reduce != "rank0")
-    throw UsageError(fmt::format("--rank-reduce '{}': use mean, max, min or rank0", o.rank_reduce));
-  const std::string& backend = raw["backend"];
-  if (backend == "nccl") o.backend = BackendKind::Nccl;
-  else if (backend == "mpi") o.backend = BackendKind::Mpi;
-  else if (!backend.empty() && backend != "auto")
-    throw UsageError(fmt::format("--backend '{}': use auto, nccl or mpi", backend));
-  if (raw["no-progress"] == "true" || raw["no-progress"] == "1") o.progress = false;
-  if (raw["no-color"] == "true" || raw["no-color"] == "1") o.color = "never";
-  if (o.color != "auto" && o.color != "always" && o.color != "never")
-    throw UsageError(fmt::format("--color '{}': use auto, always or never", o.color));
-  if (!raw["inject"].empty()) o.inject = parse_inject(raw["inject"]);
-  if (!raw["o"].empty() &&
-      std::none_of(o.ops.begin(), o.ops.end(), [](Coll c) { return collective_info(c).reduces; }))
-    throw UsageError(fmt::format("-o {}: none of the chosen collectives reduces; drop -o", raw["o"]));
+void finish_verdict_options(VerdictOptions& v, std::map<std::string, std::string>& raw) {
+  const std::string& fail_on = raw["fail-on"];
+  if (fail_on == "warn") v.fail_on_warn = true;
+  else if (!fail_on.empty() && fail_on != "fail")
+    throw UsageError(fmt::format("--fail-on '{}': use fail or warn", fail_on));
+  if (raw["no-color"] == "true" || raw["no-color"] == "1") v.color = "never";
+  if (v.color != "auto" && v.color != "always" && v.color != "never")
+    throw UsageError(fmt::format("--color '{}': use auto, always or never", v.color));
 }
 
 }  // namespace
 
+double parse_fraction(const std::string& text, const std::string& option) {
+  try {
+    std::size_t used = 0;
+    double v = std::stod(text, &used);
+    if (used < text.size() && text.substr(used) == "%") v /= 100, used = text.size();
+    if (used != text.size() || !(v >= 0) || v >= 1) throw std::invalid_argument(text);
+    return v;
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("{} '{}': give a fraction such as 5% or 0.05 (0 to below 100%)", option, text));
+  }
+}
+
 Command parse_command_line(const std::vector<std::string>& args) {
-  CLI::App app{"collbench: NCCL / MPI collective bandwidth harness with nccl-tests-compatible output", "collbench"};
+  CLI::App app{"collbench: NCCL / MPI collective bandwidth harness with nccl-tests-compatible output and "
+               "HyperPod-style verdicts",
+               "collbench"};
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", std::string("collbench ") + COLLBENCH_VERSION);
+  app.footer(kExitCodes);
   Command cmd;
   std::map<std::string, std::string> raw;
+
   CLI::App* run = app.add_subcommand(
       "run", "Sweep collectives over message sizes and report time, algbw, busbw and #wrong as nccl-tests does");
   add_run_options(*run, cmd.run, raw);
-  run->footer(
-      "Exit codes: 0 ran, every result correct; 1 could not run (no GPU, MPI/NCCL failure, hang, dead rank); "
-      "2 bad usage or input; 3 ran and found wrong results.\n"
-      "Examples:\n  mpirun -np 16 -N 8 collbench run -b 8 -e 8G -f 2 --json run.json\n"
-      "  collbench run -g 8 -b 1M -e 8G -f 2");
+  add_verdict_options(*run, cmd.verdict, raw);
+  std::string tolerance = "5%";
+  run->add_option("--baseline", cmd.baseline, "Compare with this earlier collbench JSON (see 'compare')");
+  run->add_option("--tolerance", tolerance, "Relative busbw drop that counts as a regression (default 5%)");
+  run->footer(std::string(kExitCodes) +
+              "\nExamples:\n  mpirun -np 16 -N 8 collbench run -b 8 -e 8G -f 2 --json run.json\n"
+              "  collbench run -g 8 -b 1M -e 8G -f 2");
+
+  CLI::App* analyze = app.add_subcommand(
+      "analyze", "Judge results collbench did not produce: nccl-tests text or JSON (-J) output, collbench JSON, "
+                 "NCCL_DEBUG=INFO logs");
+  analyze->add_option("files", cmd.analyze.files, "Files to analyse")->required();
+  analyze->add_option("--nodes", cmd.analyze.nodes, "Node count, when the file does not show it");
+  analyze->add_option("--op", cmd.analyze.op, "Collective, when the file does not name it (all_reduce, all_to_all, ...)");
+  add_verdict_options(*analyze, cmd.verdict, raw);
+  analyze->footer(kExitCodes);
+
+  CLI::App* compare = app.add_subcommand(
+      "compare", "Compare two collbench JSON results case by case: better, same, worse or inconclusive");
+  compare->add_option("baseline", cmd.compare.baseline, "The known-good run")->required();
+  compare->add_option("current", cmd.compare.current, "The run to judge")->required();
+  compare->add_option("--tolerance", tolerance, "Relative busbw drop that counts as a regression (default 5%)");
+  add_verdict_options(*compare, cmd.verdict, raw);
+  compare->footer(kExitCodes);
+
+  CLI::App* thresholds = app.add_subcommand("thresholds", "Work with threshold files");
+  thresholds->require_subcommand(1);
+  CLI::App* derive = thresholds->add_subcommand(
+      "derive", "Write a thresholds file from a known-good collbench run of your own cluster");
+  derive->add_option("run", cmd.derive.run, "collbench JSON of the known-good run")->required();
+  std::string margin = "10%";
+  derive->add_option("--margin", margin, "How far below the measured busbw fail_below sits (default 10%)");
+  derive->add_option("-o,--output", cmd.derive.output, "Write here instead of stdout");
+  derive->add_option("--instance-type", cmd.verdict.instance_type, "Instance type, when the run does not record it");
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
+  CLI::App* active = &app;
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
+    for (CLI::App* sub : {run, analyze, compare, derive, thresholds})
+      if (sub->parsed()) active = sub;
     cmd.kind = Command::Kind::Help;
-    cmd.text = (run->parsed() ? run->help() : app.help());
+    cmd.text = active->help();
     return cmd;
   } catch (const CLI::CallForVersion&) {
     cmd.kind = Command::Kind::Version;
     cmd.text = std::string("collbench ") + COLLBENCH_VERSION + "\n";
     return cmd;
   } catch (const CLI::ParseError& e) {
-    const std::string where = run->parsed() ? "collbench run --help" : "collbench --help";
+    std::string where = "collbench --help";
+    for (const auto* sub : {run, analyze, compare, thresholds})
+      if (sub->parsed()) where = "collbench " + sub->get_name() + " --help";
     throw UsageError(fmt::format("{}; see '{}'", e.what(), where));
   }
-  if (!run->parsed()) {
+  finish_verdict_options(cmd.verdict, raw);
+  if (run->parsed()) {
+    finish_run_options(cmd.run, raw);
+    cmd.run.color = cmd.verdict.color;
+    cmd.tolerance = parse_fraction(tolerance, "--tolerance");
+    cmd.kind = Command::Kind::Run;
+  } else if (analyze->parsed()) {
+    if (cmd.analyze.nodes < 0) throw UsageError("--nodes must be positive");
+    cmd.kind = Command::Kind::Analyze;
+  } else if (compare->parsed()) {
+    cmd.compare.tolerance = parse_fraction(tolerance, "--tolerance");
+    cmd.kind = Command::Kind::Compare;
+  } else if (derive->parsed()) {
+    cmd.derive.margin = parse_fraction(margin, "--margin");
+    cmd.kind = Command::Kind::DeriveThresholds;
+  } else {
     cmd.kind = Command::Kind::Help;
     cmd.text = app.help();
-    return cmd;
   }
-  finish_run_options(cmd.run, raw);
-  cmd.kind = Command::Kind::Run;
   return cmd;
 }
 

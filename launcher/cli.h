@@ -8,13 +8,47 @@
 
 namespace collbench {
 
+// How measurements become verdicts; shared by run, analyze and compare.
+struct VerdictOptions {
+  std::string thresholds;     // FILE, DIR or "none"; empty: the installed thresholds/ folder
+  std::string instance_type;  // empty: the machine's DMI product name, if it is an EC2 type
+  bool fail_on_warn = false;  // --fail-on warn: a WARN exits 3 too
+  std::string color = "auto";
+};
+
+struct AnalyzeOptions {
+  std::vector<std::string> files;
+  int nodes = 0;   // 0: inferred from the file
+  std::string op;  // empty: inferred from the file
+};
+
+struct CompareOptions {
+  std::string baseline, current;
+  double tolerance = 0.05;
+};
+
+struct DeriveOptions {
+  std::string run;
+  double margin = 0.10;
+  std::string output;  // empty: stdout
+};
+
 struct Command {
-  enum class Kind { Run, Help, Version } kind = Kind::Help;
+  enum class Kind { Run, Analyze, Compare, DeriveThresholds, Help, Version } kind = Kind::Help;
   RunOptions run;
+  std::string baseline;  // run --baseline
+  double tolerance = 0.05;
+  VerdictOptions verdict;
+  AnalyzeOptions analyze;
+  CompareOptions compare;
+  DeriveOptions derive;
   std::string text;  // help or version text to print
 };
 
 // Throws UsageError (exit 2) naming the option and the fix.
 Command parse_command_line(const std::vector<std::string>& args);
+
+// "10%" or "0.1" -> 0.1. Throws UsageError naming `option`.
+double parse_fraction(const std::string& text, const std::string& option);
 
 }  // namespace collbench

@@ -7,6 +7,7 @@
 
 #include "bench/errors.h"
 #include "launcher/cli.h"
+#include "launcher/commands.h"
 #include "launcher/run_command.h"
 
 namespace {
@@ -16,6 +17,24 @@ bool launched_as_rank_zero() {
   for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
     if (const char* v = std::getenv(var)) return std::string(v) == "0";
   return true;
+}
+
+// analyze, compare, thresholds derive: no MPI, one process.
+int run_offline(const collbench::Command& cmd) {
+  try {
+    switch (cmd.kind) {
+      case collbench::Command::Kind::Analyze: return collbench::analyze_command(cmd);
+      case collbench::Command::Kind::Compare: return collbench::compare_command(cmd);
+      case collbench::Command::Kind::DeriveThresholds: return collbench::derive_thresholds_command(cmd);
+      default: return collbench::kExitUsage;
+    }
+  } catch (const collbench::UsageError& e) {
+    std::fprintf(stderr, "collbench: error: %s\n", e.what());
+    return collbench::kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "collbench: error: %s\n", e.what());
+    return collbench::kExitCouldNotRun;
+  }
 }
 
 }  // namespace
@@ -29,10 +48,11 @@ int main(int argc, char** argv) {
     if (launched_as_rank_zero()) std::fprintf(stderr, "collbench: error: %s\n", e.what());
     return collbench::kExitUsage;
   }
-  if (cmd.kind != collbench::Command::Kind::Run) {
+  if (cmd.kind == collbench::Command::Kind::Help || cmd.kind == collbench::Command::Kind::Version) {
     if (launched_as_rank_zero()) std::fputs(cmd.text.c_str(), stdout);
     return collbench::kExitOk;
   }
+  if (cmd.kind != collbench::Command::Kind::Run) return run_offline(cmd);
 
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
@@ -41,7 +61,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> full{"collbench"};
   full.insert(full.end(), args.begin(), args.end());
-  const int code = collbench::run_command(cmd.run, full);
+  const int code = collbench::run_command(cmd, full);
   MPI_Finalize();
   return code;
 }

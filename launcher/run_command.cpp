@@ -17,11 +17,16 @@
 #include "bench/mpi_check.h"
 #include "bench/mpi_control.h"
 #include "bench/sweep.h"
+#include "launcher/verdicts.h"
 #include "launcher/world.h"
+#include "launcher/run_json.h"
 #include "reports/case_summary.h"
 #include "reports/findings.h"
 #include "reports/journal.h"
+#include "reports/compare.h"
 #include "reports/json_report.h"
+#include "reports/result_verdicts.h"
+#include "reports/summary.h"
 #include "reports/table_stream.h"
 #include "reports/text_table.h"
 
@@ -96,53 +101,25 @@ report::RawCase raw_case(const CaseMeasurement& m, int world_ranks) {
   return raw;
 }
 
-std::vector<Finding> result_findings(const std::vector<report::CaseResult>& cases) {
-  std::int64_t wrong = 0;
-  int bad = 0, unchecked = 0;
-  const report::CaseResult* first = nullptr;
-  for (const auto& c : cases) {
-    if (!c.wrong) ++unchecked;
-    else if (*c.wrong > 0) {
-      wrong += *c.wrong;
-      if (bad++ == 0) first = &c;
-    }
+// Every finding of a finished run: results, thresholds, and the baseline when one is given.
+std::vector<Finding> run_findings(const Command& cmd, const Record& record, const std::string& instance_type) {
+  const auto& world = record.header.world;
+  std::vector<Finding> findings = result_findings(record.cases);
+  report::RunSpan span{static_cast<int>(world.nodes.size()), world.ranks, {}};
+  for (const auto& n : world.nodes) span.hosts.push_back(n.name);
+  for (auto& f : threshold_findings(cmd.verdict, instance_type, record.cases, span)) findings.push_back(std::move(f));
+  if (!cmd.baseline.empty()) {
+    const nlohmann::json current = report::run_document(record.header, record.cases, {}, {});
+    const auto comparison = report::compare_runs(read_run_json(cmd.baseline), current, cmd.tolerance);
+    for (const auto& f : comparison.findings) findings.push_back(f);
   }
-  std::vector<Finding> out;
-  if (bad > 0)
-    out.push_back({"WRONG_RESULTS", Tag::Fail, Priority::P0,
-                   fmt::format("{} wrong elements in {} of {} cases; first: {} {} {} {} B (expected exact results)",
-                               wrong, bad, cases.size(), first->op, first->dtype, first->placement, first->bytes),
-                   "references/debugging-guide.md \u00a7 7 Node Hardware Failures"});
-  else
-    out.push_back({"RESULTS_EXACT", Tag::Pass, Priority::None,
-                   fmt::format("every checked element of {} cases was exact", cases.size() - unchecked), ""});
-  if (unchecked > 0)
-    out.push_back({"RESULTS_UNCHECKED", Tag::Info, Priority::None,
-                   fmt::format("{} cases were not checked (-c 0, or an in-place op the backend cannot check)",
-                               unchecked),
-                   ""});
-  return out;
-}
-
-// MPI launchers hand ranks a pseudo-terminal even when their own output goes to a file, so a
-// terminal seen under a launcher proves nothing.
-bool under_launcher() {
-  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "SLURM_STEP_ID"})
-    if (std::getenv(var) != nullptr) return true;
-  return false;
-}
-
-bool is_terminal(int fd) { return isatty(fd) && !under_launcher(); }
-
-bool use_color(const std::string& mode) {
-  if (mode != "auto") return mode == "always";
-  const char* term = std::getenv("TERM");
-  return is_terminal(1) && term != nullptr && std::string(term) != "dumb";
+  return findings;
 }
 
 }  // namespace
 
-int run_command(const RunOptions& opts, const std::vector<std::string>& argv) {
+int run_command(const Command& cmd, const std::vector<std::string>& argv) {
+  const RunOptions& opts = cmd.run;
   MpiControl control;
   const int rank = control.rank();
   report::RankReduce how = report::RankReduce::Mean;
@@ -159,8 +136,16 @@ int run_command(const RunOptions& opts, const std::vector<std::string>& argv) {
       }))
     return code;
 
+  // A baseline that cannot be read is bad input: refuse it before measuring anything.
+  if (int code = agree(control, [&] {
+        if (rank == 0 && !cmd.baseline.empty()) read_run_json(cmd.baseline);
+      }))
+    return code;
+
   Record record;
   record.header.world = describe_world(backend, choice.reason);
+  const std::string instance_type = resolve_instance_type(cmd.verdict, dmi_instance_type());
+  record.header.world.instance_type = instance_type;
   if (rank == 0) {
     auto& h = record.header;
     h.tool_version = COLLBENCH_VERSION;
@@ -236,9 +221,16 @@ int run_command(const RunOptions& opts, const std::vector<std::string>& argv) {
   if (rank == 0) {
     std::lock_guard lock(record.mutex);
     std::fputs(table.finish().c_str(), stdout);
-    const auto findings = result_findings(record.cases);
-    for (const auto& f : findings) std::printf("%s\n", report::render_finding(f, color).c_str());
-    exit_code = report::exit_code_for(findings);
+    std::vector<Finding> findings;
+    try {
+      findings = run_findings(cmd, record, instance_type);
+    } catch (const std::exception& e) {  // a thresholds file or baseline broken since the start
+      print_error(e.what(), rank);
+      findings = result_findings(record.cases);
+    }
+    std::fputs(report::render_findings(findings, color).c_str(), stdout);
+    std::fputs(report::render_summary(findings, color).c_str(), stdout);
+    exit_code = verdict_exit_code(findings, cmd.verdict.fail_on_warn);
     try {
       record.save(findings, {true, "", 0, exit_code});
     } catch (const std::exception& e) {

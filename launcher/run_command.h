@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "bench/options.h"
+#include "launcher/cli.h"
 
 namespace collbench {
 
 // Called with MPI initialised; returns the process exit code (see bench/errors.h).
-int run_command(const RunOptions& opts, const std::vector<std::string>& argv);
+int run_command(const Command& cmd, const std::vector<std::string>& argv);
 
 }  // namespace collbench

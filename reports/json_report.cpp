@@ -29,6 +29,7 @@ json to_json(const RunHeader& h) {
         {"rank_info", ranks},
         {"backend", w.backend},
         {"backend_reason", w.backend_reason},
+        {"instance_type", w.instance_type},
         {"versions", w.versions}}},
       {"options",
        {{"min_bytes", s.min_bytes},

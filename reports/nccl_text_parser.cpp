@@ -83,15 +83,26 @@ std::optional<ParsedRow> parse_row(const std::vector<std::string>& t) {
   return row;
 }
 
+// Size, count and a datatype: a row, whether or not the rest of it reads.
+bool looks_like_row(const std::vector<std::string>& t) {
+  return t.size() >= 3 && number<std::uint64_t>(t[0]) && number<std::uint64_t>(t[1]) && one_of(t[2], kTypes);
+}
+
 }  // namespace
 
-std::vector<ParsedTable> parse_nccl_tests(std::string_view text) {
+std::vector<ParsedTable> parse_nccl_tests(std::string_view text) { return parse_nccl_tests_output(text).tables; }
+
+ParsedOutput parse_nccl_tests_output(std::string_view text) {
   static const std::regex kCollective(R"(^#?\s*Collective test: (\S+))");
   static const std::regex kConcluded(R"(Collective test concluded: (\S+?)(_perf)?\s*$)");
   static const std::regex kOob(R"(^#?\s*Out of bounds values\s*:\s*(\d+))");
   static const std::regex kAvg(R"(^#?\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+))");
+  static const std::regex kRank(R"(^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device)");
+  static const std::regex kParams(R"(nThread\s+\d+\s+nGpus\s+(\d+))");
 
-  std::vector<ParsedTable> tables;
+  ParsedOutput result;
+
+  std::vector<ParsedTable>& tables = result.tables;
   ParsedTable cur;
   bool closed = false;  // the current table saw its footer
   const auto flush = [&] {
@@ -101,7 +112,9 @@ std::vector<ParsedTable> parse_nccl_tests(std::string_view text) {
   };
 
   std::istringstream in{std::string(text)};
+  int line_no = 0;
   for (std::string raw; std::getline(in, raw);) {
+    ++line_no;
     if (raw.rfind("#@", 0) == 0) continue;  // fixture metadata
     const std::string line = strip_prefix(raw);
     std::smatch m;
@@ -124,13 +137,24 @@ std::vector<ParsedTable> parse_nccl_tests(std::string_view text) {
       closed = true;
       continue;
     }
-    if (auto row = parse_row(split(line))) {
+    if (std::regex_search(line, m, kRank)) {
+      result.ranks.push_back({std::stoi(m[1].str()), m[2].str()});
+      continue;
+    }
+    if (std::regex_search(line, m, kParams)) {
+      result.gpus_per_process = std::stoi(m[1].str());
+      continue;
+    }
+    const auto tokens = split(line);
+    if (auto row = parse_row(tokens)) {
       if (closed) flush();
       cur.rows.push_back(*row);
+    } else if (looks_like_row(tokens)) {
+      result.malformed.push_back({line_no, raw});
     }
   }
   flush();
-  return tables;
+  return result;
 }
 
 }  // namespace collbench::report

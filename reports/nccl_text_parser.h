@@ -32,6 +32,27 @@ struct ParsedTable {
   std::optional<double> avg_busbw_gbs;
 };
 
+// "#  Rank  0 Group  0 Pid   6899 on host-a device  0 [0000:04:00] NVIDIA H100 80GB HBM3"
+struct ParsedRank {
+  int rank = 0;
+  std::string host;
+};
+
+// A line that starts like a table row (size, count, type) but could not be read as one.
+struct MalformedLine {
+  int line = 0;  // 1-based
+  std::string text;
+};
+
+struct ParsedOutput {
+  std::vector<ParsedTable> tables;
+  std::vector<ParsedRank> ranks;
+  std::vector<MalformedLine> malformed;
+  int gpus_per_process = 0;  // from "# nThread 1 nGpus N ..."; 0 when absent
+};
+
+ParsedOutput parse_nccl_tests_output(std::string_view text);
+// The tables only.
 std::vector<ParsedTable> parse_nccl_tests(std::string_view text);
 
 }  // namespace collbench::report

@@ -33,6 +33,7 @@ struct WorldInfo {
   std::vector<RankInfo> rank_info;
   std::string backend;
   std::string backend_reason;
+  std::string instance_type;  // empty when unknown
   std::map<std::string, std::string> versions;
 };
 

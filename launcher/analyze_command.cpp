@@ -1,0 +1,99 @@
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "bench/errors.h"
+#include "launcher/commands.h"
+#include "launcher/run_json.h"
+#include "launcher/verdicts.h"
+#include "reports/analyze_input.h"
+#include "reports/instance_types.h"
+#include "reports/journal.h"
+#include "reports/json_read.h"
+#include "reports/nccl_log.h"
+#include "reports/result_verdicts.h"
+#include "reports/summary.h"
+
+namespace collbench {
+namespace {
+
+using report::Finding;
+using report::Priority;
+using report::Tag;
+
+struct FileVerdict {
+  std::string header;  // what was read, for the person
+  std::vector<Finding> findings;
+};
+
+bool has_nccl_log(const std::string& text) {
+  return text.find(" NCCL INFO ") != std::string::npos || text.find(" NCCL WARN ") != std::string::npos;
+}
+
+// Reads one file in whichever format it is, and judges it.
+FileVerdict analyze_file(const std::string& path, const Command& cmd) {
+  const std::string text = read_text_file(path);
+  const std::string name = std::filesystem::path(path).filename().string();
+  const std::string instance = resolve_instance_type(cmd.verdict, "");
+  const report::ResultHints hints{cmd.analyze.nodes, cmd.analyze.op};
+
+  report::ExternalResults r;
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  bool partial = false;
+  if (doc.is_discarded()) {  // JSON lines: a journal of a run that did not finish?
+    const auto first = nlohmann::json::parse(text.substr(0, text.find('\n')), nullptr, false);
+    partial = first.is_object() && first.value("schema", "") == report::kPartialSchema;
+    if (partial) doc = read_run_json(path);
+  }
+  if (partial || (doc.is_object() && doc.value("schema", "") == report::kRunSchema)) {
+    r.format = partial ? "collbench partial journal" : "collbench json";
+    r.cases = report::cases_from_json(doc);
+    r.span = report::span_from_json(doc);
+    if (cmd.analyze.nodes > 0) r.span.nodes = cmd.analyze.nodes;
+  } else if (doc.is_object() && doc.contains("results")) {
+    r = report::from_nccl_tests_json(doc, name, hints);
+  } else {
+    r = report::from_nccl_tests_text(text, name, hints);
+  }
+
+  FileVerdict v;
+  v.header = fmt::format("# {}: {}, {} cases, {} ranks on {} node(s)", path, r.format, r.cases.size(), r.span.ranks,
+                         r.span.nodes == 0 ? std::string("?") : std::to_string(r.span.nodes));
+  for (const auto& note : r.notes) v.header += "\n#   note: " + note;
+  for (const auto& m : r.malformed)
+    v.findings.push_back({"MALFORMED_LINE", Tag::Warn, Priority::P2,
+                          fmt::format("{} line {} looks like a measurement but could not be read: '{}'", path, m.line,
+                                      m.text),
+                          ""});
+  if (!r.cases.empty()) {
+    for (auto& f : report::result_findings(r.cases)) v.findings.push_back(std::move(f));
+    if (r.span.nodes == 0)
+      v.findings.push_back(report::thresholds_skipped("the node count is unknown; pass --nodes"));
+    else
+      for (auto& f : threshold_findings(cmd.verdict, instance, r.cases, r.span)) v.findings.push_back(std::move(f));
+  }
+  if (has_nccl_log(text)) {
+    const auto facts = report::parse_nccl_log(text);
+    for (auto& f : report::nccl_log_findings({{0, facts}}, report::efa_capable(instance))) v.findings.push_back(f);
+  }
+  if (r.cases.empty() && !has_nccl_log(text))
+    throw UsageError(fmt::format("'{}': no nccl-tests table, collbench result or NCCL log found in it", path));
+  return v;
+}
+
+}  // namespace
+
+int analyze_command(const Command& cmd) {
+  const bool color = use_color(cmd.verdict.color);
+  std::vector<Finding> all;
+  for (const auto& path : cmd.analyze.files) {
+    const FileVerdict v = analyze_file(path, cmd);
+    std::printf("%s\n%s", v.header.c_str(), report::render_findings(v.findings, color).c_str());
+    all.insert(all.end(), v.findings.begin(), v.findings.end());
+  }
+  std::fputs(report::render_summary(all, color).c_str(), stdout);
+  return verdict_exit_code(all, cmd.verdict.fail_on_warn);
+}
+
+}  // namespace collbench

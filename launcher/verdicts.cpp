@@ -1,0 +1,87 @@
+#include "launcher/verdicts.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "bench/errors.h"
+
+namespace collbench {
+namespace fs = std::filesystem;
+using report::Finding;
+
+std::string resolve_instance_type(const VerdictOptions& v, const std::string& detected) {
+  return v.instance_type.empty() ? detected : v.instance_type;
+}
+
+std::string default_thresholds_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (const fs::path& candidate : {exe.parent_path().parent_path() / "share/collbench/thresholds",
+                                      exe.parent_path().parent_path() / "thresholds"})
+      if (fs::is_directory(candidate)) return candidate.string();
+  }
+  return COLLBENCH_SOURCE_THRESHOLDS;
+}
+
+std::optional<report::InstanceThresholds> thresholds_for(const VerdictOptions& v, const std::string& instance_type) {
+  try {
+    if (v.thresholds == "none") return std::nullopt;
+    const std::string where = v.thresholds.empty() ? default_thresholds_dir() : v.thresholds;
+    if (fs::is_regular_file(where)) return report::load_thresholds_file(where);
+    if (!v.thresholds.empty() && !fs::is_directory(where))
+      throw UsageError(fmt::format("--thresholds '{}': no such file or folder; give a thresholds JSON file, a "
+                                   "folder of them, or none",
+                                   where));
+    return report::find_thresholds(where, instance_type);
+  } catch (const report::ThresholdError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+std::vector<Finding> threshold_findings(const VerdictOptions& v, const std::string& instance_type,
+                                        const std::vector<report::CaseResult>& cases, const report::RunSpan& span) {
+  if (v.thresholds == "none") return {report::thresholds_skipped("--thresholds none")};
+  auto t = thresholds_for(v, instance_type);
+  if (!t) {
+    if (instance_type.empty())
+      return {report::thresholds_skipped(
+          "the instance type is unknown (no --instance-type, and this machine's DMI product name is not an EC2 "
+          "instance type); relative checks only")};
+    return {report::thresholds_skipped(fmt::format("no thresholds for {} in {}; relative checks only", instance_type,
+                                                   v.thresholds.empty() ? default_thresholds_dir() : v.thresholds))};
+  }
+  return report::judge_thresholds(cases, *t, span);
+}
+
+int verdict_exit_code(const std::vector<Finding>& findings, bool fail_on_warn) {
+  for (const auto& f : findings)
+    if (f.tag == report::Tag::Fail || (fail_on_warn && f.tag == report::Tag::Warn)) return kExitFailed;
+  return kExitOk;
+}
+
+bool is_terminal(int fd) {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "SLURM_STEP_ID"})
+    if (std::getenv(var) != nullptr) return false;
+  return isatty(fd) != 0;
+}
+
+bool use_color(const std::string& mode) {
+  if (mode != "auto") return mode == "always";
+  const char* term = std::getenv("TERM");
+  return is_terminal(1) && term != nullptr && std::string(term) != "dumb";
+}
+
+std::string dmi_instance_type() {
+  std::ifstream in("/sys/devices/virtual/dmi/id/product_name");
+  std::string name;
+  std::getline(in, name);
+  static const std::regex kEc2(R"(^[a-z][a-z0-9-]*\.[a-z0-9-]+$)");
+  return std::regex_match(name, kEc2) ? name : "";
+}
+
+}  // namespace collbench

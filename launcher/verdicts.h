@@ -1,0 +1,40 @@
+// Shared by run, analyze and compare: which thresholds apply, colour, and the final exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "launcher/cli.h"
+#include "reports/findings.h"
+#include "reports/result.h"
+#include "reports/threshold_verdicts.h"
+
+namespace collbench {
+
+// The instance type to judge against: --instance-type, else `detected` (the DMI product name).
+std::string resolve_instance_type(const VerdictOptions& v, const std::string& detected);
+
+// Threshold findings for these cases, or one INFO saying why none were applied. A broken
+// thresholds file throws UsageError naming the file, the key and the fix.
+std::vector<report::Finding> threshold_findings(const VerdictOptions& v, const std::string& instance_type,
+                                                const std::vector<report::CaseResult>& cases,
+                                                const report::RunSpan& span);
+
+// The hardware profile of this instance type, when a thresholds file has one.
+std::optional<report::InstanceThresholds> thresholds_for(const VerdictOptions& v, const std::string& instance_type);
+
+// The installed thresholds/ folder.
+std::string default_thresholds_dir();
+
+// 3 when a FAIL (or, with --fail-on warn, a WARN) is among the findings, else 0.
+int verdict_exit_code(const std::vector<report::Finding>& findings, bool fail_on_warn);
+
+// MPI launchers hand ranks a pseudo-terminal even when their output goes to a file, so a terminal
+// seen under a launcher proves nothing.
+bool is_terminal(int fd);
+bool use_color(const std::string& mode);
+
+// /sys/devices/virtual/dmi/id/product_name when it names an EC2 instance type, else "".
+std::string dmi_instance_type();
+
+}  // namespace collbench

@@ -1,0 +1,90 @@
+#include "reports/threshold_verdicts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace collbench::report {
+namespace {
+
+bool applies(const ThresholdRow& row, int nodes) {
+  if (row.scope == "node") return nodes == 1;
+  return nodes >= row.min_nodes && (row.max_nodes == 0 || nodes <= row.max_nodes);
+}
+
+std::string size_text(std::uint64_t b) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (u < 4 && b >= 1024 && b % 1024 == 0) {
+    b /= 1024;
+    ++u;
+  }
+  return fmt::format("{} {}", b, kUnits[u]);
+}
+
+std::string where(const RunSpan& span) {
+  std::string hosts;
+  for (std::size_t i = 0; i < span.hosts.size() && i < 4; ++i) hosts += (i ? "," : "") + span.hosts[i];
+  if (span.hosts.size() > 4) hosts += fmt::format(",+{} more", span.hosts.size() - 4);
+  return fmt::format("{} node{} ({} ranks{})", span.nodes, span.nodes == 1 ? "" : "s", span.ranks,
+                     hosts.empty() ? "" : ": " + hosts);
+}
+
+// The case judged for a row: the row's size, else the nearest measured size above it; out-of-place
+// preferred (the column nccl-tests users quote), then float.
+const CaseResult* pick(const std::vector<CaseResult>& cases, const ThresholdRow& row) {
+  const CaseResult* best = nullptr;
+  const auto rank = [](const CaseResult& c) {
+    return (c.placement == "out_of_place" ? 0 : 2) + (c.dtype == "float" ? 0 : 1);
+  };
+  for (const auto& c : cases) {
+    if (c.op != row.op || c.bytes < row.bytes || c.group.scope != "world") continue;
+    if (best == nullptr || c.bytes < best->bytes || (c.bytes == best->bytes && rank(c) < rank(*best))) best = &c;
+  }
+  return best;
+}
+
+std::string reference(const ThresholdRow& row) {
+  return row.scope == "node" ? "references/performance-testing.md \u00a7 Single-Node Baseline Test"
+                             : "references/performance-testing.md \u00a7 Multi-Node AllReduce Test";
+}
+
+}  // namespace
+
+Finding thresholds_skipped(const std::string& why) {
+  return {"THRESHOLDS_SKIPPED", Tag::Info, Priority::None, "absolute bandwidth thresholds were not applied: " + why,
+          ""};
+}
+
+std::vector<Finding> judge_thresholds(const std::vector<CaseResult>& cases, const InstanceThresholds& t,
+                                      const RunSpan& span) {
+  std::vector<Finding> out;
+  for (const auto& row : t.rows) {
+    if (!applies(row, span.nodes)) continue;
+    if (std::none_of(cases.begin(), cases.end(), [&](const CaseResult& c) { return c.op == row.op; })) continue;
+    const std::string expected = fmt::format("{} expects busbw >= {:g} GB/s (warn below {:g}; {} threshold, {})",
+                                             t.instance_type, row.fail_below, row.warn_below, row.basis, t.file);
+    const CaseResult* c = pick(cases, row);
+    if (c == nullptr) {
+      out.push_back({"THRESHOLD_SIZE_NOT_REACHED", Tag::Warn, Priority::P2,
+                     fmt::format("{} on {}: the sweep stopped below {}, where {} thresholds judge it; rerun with -e {}",
+                                 row.op, where(span), size_text(row.bytes), t.instance_type, size_text(row.bytes)),
+                     reference(row)});
+      continue;
+    }
+    const std::string measured =
+        fmt::format("{} {} busbw {:.2f} GB/s at {} ({}) on {}", row.op, c->dtype, c->busbw_gbs, size_text(c->bytes),
+                    c->placement == "in_place" ? "in-place" : "out-of-place", where(span));
+    if (c->busbw_gbs < row.fail_below)
+      out.push_back({"BUSBW_BELOW_THRESHOLD", Tag::Fail, Priority::P1, measured + "; " + expected, reference(row)});
+    else if (c->busbw_gbs < row.warn_below)
+      out.push_back({"BUSBW_LOW", Tag::Warn, Priority::P2, measured + "; " + expected, reference(row)});
+    else
+      out.push_back({"BUSBW_OK", Tag::Pass, Priority::None, measured + "; " + expected, ""});
+  }
+  if (out.empty())
+    out.push_back(thresholds_skipped(fmt::format("{} has no row for these collectives on {}", t.file, where(span))));
+  return out;
+}
+
+}  // namespace collbench::report

@@ -1,0 +1,29 @@
+// Judges measured bus bandwidth against an instance type's thresholds.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reports/findings.h"
+#include "reports/result.h"
+#include "reports/thresholds.h"
+
+namespace collbench::report {
+
+// Where the cases were measured: how many nodes the run spans, and their names for the evidence.
+struct RunSpan {
+  int nodes = 1;
+  int ranks = 1;
+  std::vector<std::string> hosts;
+};
+
+// One finding per applicable row: PASS, WARN (below warn_below), FAIL (below fail_below), or WARN
+// when the sweep never reached the row's size. Rows that do not apply to this span are skipped;
+// when none applies, one INFO says so.
+std::vector<Finding> judge_thresholds(const std::vector<CaseResult>& cases, const InstanceThresholds& t,
+                                      const RunSpan& span);
+
+// The INFO that says absolute checks were skipped, and why.
+Finding thresholds_skipped(const std::string& why);
+
+}  // namespace collbench::report
