@@ -31,9 +31,22 @@ bool has_nccl_log(const std::string& text) {
   return text.find(" NCCL INFO ") != std::string::npos || text.find(" NCCL WARN ") != std::string::npos;
 }
 
+// Lines starting "#@" annotate the published outputs kept as test fixtures; they are not output.
+std::string without_fixture_metadata(const std::string& text) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    end = end == std::string::npos ? text.size() : end + 1;
+    if (text.compare(pos, 2, "#@") != 0) out.append(text, pos, end - pos);
+    pos = end;
+  }
+  return out;
+}
+
 // Reads one file in whichever format it is, and judges it.
 FileVerdict analyze_file(const std::string& path, const Command& cmd) {
-  const std::string text = read_text_file(path);
+  const std::string text = without_fixture_metadata(read_text_file(path));
   const std::string name = std::filesystem::path(path).filename().string();
   const std::string instance = resolve_instance_type(cmd.verdict, "");
   const report::ResultHints hints{cmd.analyze.nodes, cmd.analyze.op};

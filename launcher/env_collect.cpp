@@ -1,1 +1,308 @@
-// placeholder
+#include "launcher/env_collect.h"
+
+#include <mpi.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/mpi_check.h"
+#include "reports/instance_types.h"
+#include "reports/nccl_log.h"
+
+#if COLLBENCH_WITH_NCCL
+#include <cuda_runtime.h>
+#include <nccl.h>
+#endif
+#if COLLBENCH_WITH_LIBFABRIC
+#include <rdma/fabric.h>
+#endif
+
+extern char** environ;
+
+namespace collbench {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Set by prepare_nccl_debug_capture(): the capture directory. Its presence also tells
+// collect_local_env() that NCCL_DEBUG* are ours, not the user's.
+constexpr const char* kCaptureVar = "COLLBENCH_NCCL_DEBUG_CAPTURE";
+
+std::string trim(std::string s) {
+  const auto not_space = [](unsigned char c) { return !std::isspace(c) && c != '\0'; };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
+  s.erase(std::find_if(s.rbegin(), s.rend(), not_space).base(), s.end());
+  return s;
+}
+
+std::string env_or(const char* name, const std::string& fallback = "") {
+  const char* v = std::getenv(name);
+  return v ? v : fallback;
+}
+
+std::optional<std::uint64_t> limit_kb(int resource) {
+  rlimit rl{};
+  if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return std::nullopt;
+  return static_cast<std::uint64_t>(rl.rlim_cur) / 1024;
+}
+
+std::map<std::string, std::string> relevant_env() {
+  const bool ours = std::getenv(kCaptureVar) != nullptr;
+  std::map<std::string, std::string> out;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry = *e;
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = entry.substr(0, eq);
+    const bool wanted = key.rfind("NCCL_", 0) == 0 || key.rfind("FI_", 0) == 0 || key == "CUDA_VISIBLE_DEVICES" ||
+                        key == "NVIDIA_VISIBLE_DEVICES";
+    if (!wanted) continue;
+    if (ours && (key == "NCCL_DEBUG" || key == "NCCL_DEBUG_SUBSYS" || key == "NCCL_DEBUG_FILE")) continue;
+    out[key] = entry.substr(eq + 1);
+  }
+  return out;
+}
+
+std::string mpi_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  if (MPI_Get_library_version(text, &len) != MPI_SUCCESS) return "";
+  std::string v(text, static_cast<std::size_t>(std::max(0, len)));
+  v = v.substr(0, v.find('\n'));
+  return trim(v.substr(0, v.find(',')));  // "Open MPI v4.1.4, package: ..." -> "Open MPI v4.1.4"
+}
+
+void library_versions(std::map<std::string, std::string>& versions) {
+  if (const std::string mpi = mpi_version(); !mpi.empty()) versions["mpi"] = mpi;
+#if COLLBENCH_WITH_LIBFABRIC
+  const std::uint32_t fi = fi_version();
+  versions["libfabric"] = fmt::format("{}.{}", FI_MAJOR(fi), FI_MINOR(fi));
+#endif
+#if COLLBENCH_WITH_NCCL
+  int v = 0;
+  if (ncclGetVersion(&v) == ncclSuccess && v > 0) {
+    // 2.9 on: major*10000 + minor*100 + patch; before: major*1000 + minor*100 + patch.
+    const int major = v >= 10000 ? v / 10000 : v / 1000;
+    const int minor = v >= 10000 ? (v % 10000) / 100 : (v % 1000) / 100;
+    versions["nccl"] = fmt::format("{}.{}.{}", major, minor, v % 100);
+  }
+  auto cuda_text = [](int cv) { return fmt::format("{}.{}", cv / 1000, (cv % 1000) / 10); };
+  if (int d = 0; cudaDriverGetVersion(&d) == cudaSuccess && d > 0) versions["cuda_driver"] = cuda_text(d);
+  if (int r = 0; cudaRuntimeGetVersion(&r) == cudaSuccess && r > 0) versions["cuda_runtime"] = cuda_text(r);
+#endif
+}
+
+int visible_gpus(const std::string& dev_dir) {
+#if COLLBENCH_WITH_NCCL
+  (void)dev_dir;
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+#else
+  int n = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dev_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > 6 && name.rfind("nvidia", 0) == 0 &&
+        std::all_of(name.begin() + 6, name.end(), [](unsigned char c) { return std::isdigit(c); }))
+      ++n;
+  }
+  return n;
+#endif
+}
+
+// Every process's string, on rank 0 (the pattern of launcher/world.cpp, on a private communicator).
+std::vector<std::string> gather_json_strings(const std::string& mine) {
+  int rank = 0, size = 1;
+  MPI_Comm comm = dup_world(&rank, &size);
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(rank == 0 ? size : 0), offsets(rank == 0 ? size : 0);
+  MPI_CHECK(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm));
+  int total = 0;
+  for (std::size_t i = 0; i < lens.size(); ++i) {
+    offsets[i] = total;
+    total += lens[i];
+  }
+  std::string all(static_cast<std::size_t>(total), '\0');
+  MPI_CHECK(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0, comm));
+  MPI_Comm_free(&comm);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lens.size(); ++i) out.push_back(all.substr(offsets[i], lens[i]));
+  return out;
+}
+
+}  // namespace
+
+std::string read_instance_type(const std::string& dmi_product_name) {
+  std::ifstream in(dmi_product_name);
+  std::string line;
+  if (!in || !std::getline(in, line)) return "";
+  line = trim(line);
+  return report::looks_like_instance_type(line) ? line : "";
+}
+
+int count_efa_devices(const std::string& infiniband_dir) {
+  int n = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(infiniband_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::error_code link_ec;
+    const fs::path driver = fs::read_symlink(it->path() / "device" / "driver", link_ec);
+    if (name.rfind("efa", 0) == 0 || (!link_ec && driver.filename() == "efa")) ++n;
+  }
+  return n;
+}
+
+std::string find_ofi_plugin(const std::string& nccl_net_plugin, const std::vector<std::string>& dirs) {
+  std::string lowered = nccl_net_plugin;
+  std::transform(lowered.begin(), lowered.end(), lowered.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lowered == "none") return "";  // NCCL loads no external plugin then
+  std::error_code ec;
+  std::vector<std::string> names;
+  if (!nccl_net_plugin.empty()) {
+    if (nccl_net_plugin.find('/') != std::string::npos)
+      return fs::is_regular_file(nccl_net_plugin, ec) ? nccl_net_plugin : "";
+    if (nccl_net_plugin.find(".so") != std::string::npos) names.push_back(nccl_net_plugin);
+    names.push_back("libnccl-net-" + nccl_net_plugin + ".so");
+  } else {
+    names = {"libnccl-net-ofi.so", "libnccl-net.so", "libnccl-net-aws-ofi.so"};
+  }
+  for (const auto& dir : dirs)
+    for (const auto& name : names) {
+      const fs::path p = fs::path(dir) / name;
+      if (fs::is_regular_file(p, ec)) return p.string();
+    }
+  return "";
+}
+
+std::vector<std::string> plugin_search_dirs() {
+  std::vector<std::string> dirs;
+  std::stringstream ld(env_or("LD_LIBRARY_PATH"));
+  for (std::string d; std::getline(ld, d, ':');)
+    if (!d.empty()) dirs.push_back(d);
+  for (const char* base : {"/opt/amazon/ofi-nccl", "/opt/aws-ofi-nccl"})
+    for (const char* sub : {"/lib", "/lib64", "/lib/x86_64-linux-gnu", "/lib/aarch64-linux-gnu"})
+      dirs.push_back(std::string(base) + sub);
+  dirs.push_back("/usr/local/lib");
+  // Directories the dynamic linker knows from /etc/ld.so.conf.d (NCCL's dlopen finds plugins there too).
+  std::error_code ec;
+  for (fs::directory_iterator it("/etc/ld.so.conf.d", ec), end; !ec && it != end; it.increment(ec)) {
+    std::ifstream conf(it->path());
+    for (std::string line; std::getline(conf, line);)
+      if (line = trim(line); !line.empty() && line[0] == '/') dirs.push_back(line);
+  }
+  for (const char* d : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/lib64"})
+    dirs.push_back(d);
+  return dirs;
+}
+
+std::string mount_type(const std::string& mount_point, const std::string& proc_mounts) {
+  std::ifstream in(proc_mounts);
+  std::string type;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string device, point, fstype;
+    if (fields >> device >> point >> fstype && point == mount_point) type = fstype;  // the last mount wins
+  }
+  return type;
+}
+
+std::string nccl_log_path(const std::string& dir, const std::string& host, int pid) {
+  std::string h = host.substr(0, host.find('.'));
+  std::replace(h.begin(), h.end(), '%', '-');
+  std::replace(h.begin(), h.end(), '/', '-');
+  return fmt::format("{}/collbench-nccl.{}.{}.log", dir, h, pid);
+}
+
+report::RankEnv collect_local_env(int rank, const CollectOptions& options) {
+  report::RankEnv e;
+  e.rank = rank;
+  e.host = this_host();
+  e.instance_type = read_instance_type(options.dmi_product_name);
+  library_versions(e.versions);
+  e.env = relevant_env();
+  const auto plugin = e.env.find("NCCL_NET_PLUGIN");
+  e.ofi_plugin = find_ofi_plugin(plugin == e.env.end() ? "" : plugin->second, plugin_search_dirs());
+  e.memlock_kb = limit_kb(RLIMIT_MEMLOCK);
+  e.stack_kb = limit_kb(RLIMIT_STACK);
+
+  struct statvfs sv{};
+  if (statvfs(options.shm_dir.c_str(), &sv) == 0)
+    e.shm_bytes = static_cast<std::uint64_t>(sv.f_blocks) * static_cast<std::uint64_t>(sv.f_frsize);
+  e.shm_type = mount_type(options.shm_dir, options.proc_mounts);
+
+  int expected = options.expected_efa_devices;
+  if (expected <= 0 && report::efa_capable(e.instance_type)) expected = 1;
+  e.efa_devices = count_efa_devices(options.infiniband_dir);
+  for (int attempt = 0; attempt < options.efa_retries && e.efa_devices < expected; ++attempt) {
+    std::this_thread::sleep_for(options.efa_retry_interval);
+    e.efa_devices = count_efa_devices(options.infiniband_dir);
+  }
+  e.gpus_visible = visible_gpus(options.dev_dir);
+  return e;
+}
+
+std::vector<report::RankEnv> gather_env(const report::RankEnv& mine) {
+  const auto parts = gather_json_strings(report::to_json(mine).dump());
+  if (parts.empty()) return {mine};
+  std::vector<report::RankEnv> all;
+  for (const auto& part : parts) all.push_back(report::rank_env_from_json(nlohmann::json::parse(part)));
+  return all;
+}
+
+void prepare_nccl_debug_capture(const std::string& dir) {
+  if (std::getenv("NCCL_DEBUG") != nullptr) return;  // the user's own settings win
+  // NCCL writes to stdout when it cannot open the file: better no capture than a flooded terminal.
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir, ec)) return;
+  setenv("NCCL_DEBUG", "INFO", 1);
+  setenv("NCCL_DEBUG_SUBSYS", "INIT,NET", 1);
+  setenv("NCCL_DEBUG_FILE", (dir + "/collbench-nccl.%h.%p.log").c_str(), 1);
+  setenv(kCaptureVar, dir.c_str(), 1);
+}
+
+std::optional<report::NcclLogFacts> read_nccl_debug_capture() {
+  const char* dir = std::getenv(kCaptureVar);
+  if (dir == nullptr) return std::nullopt;
+  try {
+    const int pid = static_cast<int>(getpid());
+    std::string path = nccl_log_path(dir, this_host(), pid);
+    std::error_code ec;
+    if (!fs::exists(path, ec)) {
+      // NCCL's idea of the host name may differ from ours; the pid alone identifies our file.
+      const std::string suffix = fmt::format(".{}.log", pid);
+      for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.rfind("collbench-nccl.", 0) == 0 && name.size() > suffix.size() &&
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+          path = it->path().string();
+      }
+    }
+    std::ifstream in(path);
+    if (!in) return std::nullopt;
+    std::stringstream text;
+    text << in.rdbuf();
+    in.close();
+    fs::remove(path, ec);
+    return report::parse_nccl_log(text.str());
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace collbench

@@ -133,10 +133,13 @@ Comparison compare_runs(const json& base, const json& cur, double tolerance) {
       world_text(base, "ranks") == world_text(cur, "ranks") &&
       world_text(base, "instance_type") == world_text(cur, "instance_type");
   if (comparable) {
-    std::map<Key, const json*> base_cases;
-    for (const auto& c : base.value("cases", json::array())) base_cases[key_of(c)] = &c;
+    static const json kNone = json::array();
+    const json& base_list = base.contains("cases") ? base["cases"] : kNone;
+    const json& cur_list = cur.contains("cases") ? cur["cases"] : kNone;
+    std::map<Key, const json*> base_cases;  // points into `base`, which outlives the map
+    for (const auto& c : base_list) base_cases[key_of(c)] = &c;
     std::set<Key> seen;
-    for (const auto& c : cur.value("cases", json::array())) {
+    for (const auto& c : cur_list) {
       const Key k = key_of(c);
       seen.insert(k);
       auto it = base_cases.find(k);

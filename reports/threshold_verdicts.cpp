@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace collbench::report {
 namespace {
@@ -62,8 +63,9 @@ std::vector<Finding> judge_thresholds(const std::vector<CaseResult>& cases, cons
   for (const auto& row : t.rows) {
     if (!applies(row, span.nodes)) continue;
     if (std::none_of(cases.begin(), cases.end(), [&](const CaseResult& c) { return c.op == row.op; })) continue;
-    const std::string expected = fmt::format("{} expects busbw >= {:g} GB/s (warn below {:g}; {} threshold, {})",
-                                             t.instance_type, row.fail_below, row.warn_below, row.basis, t.file);
+    const std::string expected =
+        fmt::format("{} expects busbw >= {:g} GB/s (warn below {:g}; {} threshold in {})", t.instance_type,
+                    row.fail_below, row.warn_below, row.basis, std::filesystem::path(t.file).filename().string());
     const CaseResult* c = pick(cases, row);
     if (c == nullptr) {
       out.push_back({"THRESHOLD_SIZE_NOT_REACHED", Tag::Warn, Priority::P2,

@@ -1,0 +1,205 @@
+// End to end: collbench analyze / compare / thresholds derive on real published nccl-tests
+// outputs (tests/fixtures/nccl-tests), and verdicts on a real run.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const fs::path kFixtures = fs::path(COLLBENCH_FIXTURES) / "nccl-tests";
+
+class Verdicts : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("collbench-verdicts-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  Result collbench(const std::string& args, int np = 0) {
+    const std::string env =
+        "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
+        "OMPI_MCA_rmaps_base_oversubscribe=1 ";
+    const std::string launch = np > 0 ? std::string(COLLBENCH_MPIEXEC) + " -np " + std::to_string(np) + " " : "";
+    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
+    const int status = std::system((env + launch + COLLBENCH_BIN + " " + args + " >" + out.string() + " 2>" +
+                                    err.string() + " </dev/null")
+                                       .c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
+  }
+
+  fs::path dir_;
+};
+
+std::string describe(const Result& r) { return "exit " + std::to_string(r.code) + "\n" + r.out + "\n" + r.err; }
+
+int issues_found(const std::string& out) {
+  std::smatch m;
+  return std::regex_search(out, m, std::regex(R"(Issues Found:\s+(\d+))")) ? std::stoi(m[1]) : -1;
+}
+
+// Data rows in a fixture: lines (after any rank prefix) that start with size, count and a type.
+int rows_in(const fs::path& file) {
+  static const std::regex kRow(
+      R"(^(\s*\[\d+,\d+\]<stdout>:|\s*\d+:)?\s*\d+\s+\d+\s+(float|half|double|bfloat16|int8|uint8|int32|uint32|int64|uint64)\s)");
+  std::istringstream in(slurp(file));
+  int n = 0;
+  for (std::string l; std::getline(in, l);) n += l.rfind("#@", 0) != 0 && std::regex_search(l, kRow);
+  return n;
+}
+
+}  // namespace
+
+TEST_F(Verdicts, EveryFixtureParsesWithEveryRowCounted) {
+  for (const auto& e : fs::directory_iterator(kFixtures)) {
+    const Result r = collbench("analyze --thresholds none " + e.path().string());
+    SCOPED_TRACE(e.path().filename().string());
+    EXPECT_TRUE(r.code == 0 || r.code == 3) << describe(r);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(, (\d+) cases, )"))) << r.out;
+    // Two placements per row, except rows whose in-place half is printed but unmeasured (none here).
+    EXPECT_EQ(std::stoi(m[1]), 2 * rows_in(e.path())) << r.out;
+    EXPECT_EQ(r.out.find("MALFORMED_LINE"), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(Verdicts, HealthyTwoNodeRunsPass) {
+  for (const auto& [file, type] : {std::pair{"all_reduce_2x_p5.48xlarge.txt", "p5.48xlarge"},
+                                   std::pair{"all_reduce_2x_p4de.24xlarge.txt", "p4de.24xlarge"}}) {
+    const Result r = collbench(std::string("analyze --nodes 2 --instance-type ") + type + " " + (kFixtures / file).string());
+    EXPECT_EQ(r.code, 0) << describe(r);
+    EXPECT_NE(r.out.find("[PASS] BUSBW_OK"), std::string::npos) << r.out;
+    EXPECT_EQ(issues_found(r.out), 0) << r.out;
+  }
+}
+
+TEST_F(Verdicts, BandwidthCutToAThirdFails) {
+  // The 2x p5 run with every busbw and algbw divided by three (times multiplied by three).
+  std::istringstream in(slurp(kFixtures / "all_reduce_2x_p5.48xlarge.txt"));
+  std::ofstream out(dir_ / "all_reduce_2x_p5_slow.txt");
+  static const std::regex kRow(R"(^(0:\s+)(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(-?\d+)\s+(.*)$)");
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (!std::regex_match(l, m, kRow)) {
+      out << l << "\n";
+      continue;
+    }
+    std::istringstream rest(m[7].str());
+    std::vector<std::string> f;
+    for (std::string t; rest >> t;) f.push_back(t);
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%s%12s  %12s  %8s  %6s  %6s  %7.1f  %6.2f  %6.2f  %6s  %7.1f  %6.2f  %6.2f  %6s",
+                  m[1].str().c_str(), m[2].str().c_str(), m[3].str().c_str(), m[4].str().c_str(), m[5].str().c_str(),
+                  m[6].str().c_str(), 3 * std::stod(f[0]), std::stod(f[1]) / 3, std::stod(f[2]) / 3, f[3].c_str(),
+                  3 * std::stod(f[4]), std::stod(f[5]) / 3, std::stod(f[6]) / 3, f[7].c_str());
+    out << buf << "\n";
+  }
+  out.close();
+  const Result r = collbench("analyze --nodes 2 --instance-type p5.48xlarge " + (dir_ / "all_reduce_2x_p5_slow.txt").string());
+  EXPECT_EQ(r.code, 3) << describe(r);
+  EXPECT_NE(r.out.find("[FAIL] BUSBW_BELOW_THRESHOLD (P1): all_reduce float busbw 147.91 GB/s at 2 GiB"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\u2192 references/performance-testing.md \u00a7 Multi-Node AllReduce Test"), std::string::npos);
+  EXPECT_EQ(issues_found(r.out), 1);
+  EXPECT_NE(r.out.find("[P1 \u2014 Fix Soon]"), std::string::npos);
+}
+
+TEST_F(Verdicts, MalformedMeasurementLinesAreReportedWithTheirLineNumber) {
+  std::ofstream(dir_ / "cut.txt") << "#       size         count      type   redop    root     time   algbw   busbw  #wrong\n"
+                                  << "        1024           256     float     sum      -1    10.00    0.10    0.19       0    10.00    0.10    0.19       0\n"
+                                  << "        2048           512     float     sum      -1    10.00    0.2\n";
+  const Result r = collbench("analyze --op all_reduce --nodes 1 --thresholds none " + (dir_ / "cut.txt").string());
+  EXPECT_NE(r.out.find("MALFORMED_LINE (P2): " + (dir_ / "cut.txt").string() + " line 3"), std::string::npos) << r.out;
+  EXPECT_EQ(r.code, 0) << "a WARN alone does not fail";
+  EXPECT_EQ(collbench("analyze --fail-on warn --op all_reduce --nodes 1 --thresholds none " + (dir_ / "cut.txt").string()).code, 3);
+}
+
+TEST_F(Verdicts, UnknownInstanceTypeSkipsAbsoluteChecksWithAnInfo) {
+  const Result r = collbench("analyze " + (kFixtures / "alltoall_1x_unknown-a100_old-blank-redop-NA.txt").string());
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("[INFO] THRESHOLDS_SKIPPED"), std::string::npos) << r.out;
+}
+
+TEST_F(Verdicts, RunCompareAndDeriveEndToEnd) {
+  const std::string base = (dir_ / "base.json").string(), cur = (dir_ / "cur.json").string();
+  const std::string sweep = "run --backend mpi --ops all_reduce -b 64K -e 1M -f 4 -n 30 --no-progress --thresholds none ";
+  ASSERT_EQ(collbench(sweep + "--json " + base, 2).code, 0);
+  ASSERT_EQ(collbench(sweep + "--json " + cur, 2).code, 0);
+  Result r = collbench("compare " + base + " " + base);
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("[PASS] NO_REGRESSION"), std::string::npos) << r.out;
+
+  // A baseline from a different world is reported, not compared.
+  r = collbench("run --backend mpi --ops all_reduce -b 64K -e 1M -f 4 -n 5 --no-progress --thresholds none --json " +
+                    (dir_ / "four.json").string(), 4);
+  ASSERT_EQ(r.code, 0);
+  r = collbench("compare " + base + " " + (dir_ / "four.json").string());
+  EXPECT_NE(r.out.find("[WARN] BASELINE_MISMATCH"), std::string::npos) << r.out;
+
+  const std::string derived = (dir_ / "mine.json").string();
+  r = collbench("thresholds derive " + base + " --margin 90% --instance-type my.cluster -o " + derived);
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const auto t = nlohmann::json::parse(slurp(derived));
+  EXPECT_EQ(t["instance_type"], "my.cluster");
+  EXPECT_EQ(t["thresholds"][0]["op"], "all_reduce");
+  EXPECT_EQ(t["thresholds"][0]["scope"], "node");
+  const auto base_doc = nlohmann::json::parse(slurp(base));
+  double base_busbw = 0;
+  for (const auto& c : base_doc["cases"])
+    if (c["bytes"] == t["thresholds"][0]["bytes"] && c["placement"] == "out_of_place") base_busbw = c["busbw_gbs"];
+  EXPECT_NEAR(t["thresholds"][0]["fail_below"].get<double>(), 0.1 * base_busbw, 1e-9);
+  EXPECT_NEAR(t["thresholds"][0]["warn_below"].get<double>(), 0.55 * base_busbw, 1e-9);
+  // The run judged against its own derived thresholds (90% margin: host timings on a shared machine swing widely) passes.
+  r = collbench("analyze --thresholds " + derived + " --instance-type my.cluster " + cur);
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\[(PASS|WARN)\] BUSBW_(OK|LOW))"))) << r.out;
+}
+
+TEST_F(Verdicts, RunJudgesItsOwnThresholdsAndFailOnWarn) {
+  // A 1-node run on host memory never reaches the p5 node row's size: a WARN, not a silent pass.
+  const std::string args = "run --backend mpi --ops all_reduce -b 1K -e 4K -n 3 --no-progress --instance-type p5.48xlarge";
+  Result r = collbench(args, 2);
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("[WARN] THRESHOLD_SIZE_NOT_REACHED"), std::string::npos) << r.out;
+  EXPECT_GE(issues_found(r.out), 1);
+  EXPECT_EQ(collbench(args + " --fail-on warn", 2).code, 3);
+}
+
+TEST_F(Verdicts, BrokenInputsExitTwo) {
+  std::ofstream(dir_ / "bad_thresholds.json") << R"({"schema": "collbench.thresholds/1", "instance_type": 3})";
+  Result r = collbench("analyze --thresholds " + (dir_ / "bad_thresholds.json").string() + " --nodes 2 " +
+                       (kFixtures / "all_reduce_2x_p5.48xlarge.txt").string());
+  EXPECT_EQ(r.code, 2) << describe(r);
+  EXPECT_NE(r.err.find("instance_type must be a string"), std::string::npos) << r.err;
+  r = collbench("compare " + (dir_ / "missing.json").string() + " " + (dir_ / "missing.json").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("missing.json"), std::string::npos);
+  std::ofstream(dir_ / "empty.txt") << "nothing to see\n";
+  EXPECT_EQ(collbench("analyze " + (dir_ / "empty.txt").string()).code, 2);
+}

@@ -1,0 +1,106 @@
+#include <gtest/gtest.h>
+
+#include "reports/compare.h"
+
+namespace collbench::report {
+namespace {
+
+using nlohmann::json;
+
+json make_case(std::uint64_t bytes, double mean_us, double stdev_us, int samples) {
+  const double busbw = static_cast<double>(bytes) / 1e3 / mean_us;
+  return {{"op", "all_reduce"},
+          {"dtype", "float"},
+          {"placement", "out_of_place"},
+          {"bytes", bytes},
+          {"busbw_gbs", busbw},
+          {"time_us", {{"mean", mean_us}, {"median", mean_us}, {"stdev", stdev_us}, {"samples", samples}}}};
+}
+
+json make_run(std::vector<json> cases, int ranks = 16, const std::string& nccl = "2.27.7") {
+  return {{"schema", "collbench.run/1"},
+          {"world",
+           {{"ranks", ranks},
+            {"instance_type", "p5.48xlarge"},
+            {"backend", "nccl"},
+            {"nodes", json::array({{{"name", "a"}}, {{"name", "b"}}})},
+            {"versions", {{"nccl", nccl}}}}},
+          {"cases", cases}};
+}
+
+std::vector<json> sweep(double slow_factor_at_1m, double stdev_frac) {
+  std::vector<json> out;
+  for (std::uint64_t b : {1u << 16, 1u << 20, 1u << 24}) {
+    const double mean = 100.0 * static_cast<double>(b) / 65536.0 * (b == (1u << 20) ? slow_factor_at_1m : 1.0);
+    out.push_back(make_case(b, mean, mean * stdev_frac, 50));
+  }
+  return out;
+}
+
+int count(const Comparison& c, Change v) {
+  int n = 0;
+  for (const auto& k : c.cases) n += k.verdict == v;
+  return n;
+}
+
+bool has(const Comparison& c, const std::string& code) {
+  for (const auto& f : c.findings)
+    if (f.code == code) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST(Compare, IdenticalRunsAreTheSame) {
+  const auto run = make_run(sweep(1.0, 0.01));
+  const auto c = compare_runs(run, run, 0.05);
+  EXPECT_EQ(count(c, Change::Same), 3);
+  EXPECT_TRUE(has(c, "NO_REGRESSION"));
+  EXPECT_FALSE(has(c, "REGRESSION"));
+  EXPECT_TRUE(c.version_changes.empty());
+}
+
+TEST(Compare, OneSizeTwentyPercentSlowerWithTightSamplesIsWorseThereOnly) {
+  const auto c = compare_runs(make_run(sweep(1.0, 0.01)), make_run(sweep(1.25, 0.01)), 0.05);
+  ASSERT_EQ(c.cases.size(), 3u);
+  EXPECT_EQ(c.cases[0].verdict, Change::Same);
+  EXPECT_EQ(c.cases[1].verdict, Change::Worse);
+  EXPECT_NEAR(c.cases[1].rel_change, -0.2, 1e-9);
+  EXPECT_EQ(c.cases[2].verdict, Change::Same);
+  EXPECT_TRUE(has(c, "REGRESSION"));
+  EXPECT_FALSE(has(c, "NO_REGRESSION"));
+}
+
+TEST(Compare, NoisySamplesWithASixPercentDropAreInconclusive) {
+  // 1/1.064 = 6% less busbw; a 30% spread over 50 samples cannot tell that from noise.
+  const auto c = compare_runs(make_run(sweep(1.0, 0.3)), make_run(sweep(1.064, 0.3)), 0.05);
+  EXPECT_EQ(c.cases[1].verdict, Change::Inconclusive);
+  EXPECT_TRUE(has(c, "REGRESSION_INCONCLUSIVE"));
+  EXPECT_FALSE(has(c, "REGRESSION"));
+}
+
+TEST(Compare, ClassifyNeedsBothToleranceAndSignificance) {
+  EXPECT_EQ(classify(-0.04, 50, 0.05), Change::Same);
+  EXPECT_EQ(classify(-0.10, 50, 0.05), Change::Worse);
+  EXPECT_EQ(classify(-0.10, 1, 0.05), Change::Inconclusive);
+  EXPECT_EQ(classify(0.10, -50, 0.05), Change::Better);
+  EXPECT_EQ(classify(0.10, -1, 0.05), Change::Same);
+}
+
+TEST(Compare, MismatchedSetupsAreReportedNotCompared) {
+  const auto c = compare_runs(make_run(sweep(1.0, 0.01), 16), make_run(sweep(2.0, 0.01), 8), 0.05);
+  EXPECT_TRUE(c.cases.empty());
+  EXPECT_TRUE(has(c, "BASELINE_MISMATCH"));
+  EXPECT_FALSE(has(c, "REGRESSION"));
+}
+
+TEST(Compare, VersionChangesAreListedNextToTheVerdict) {
+  const auto c = compare_runs(make_run(sweep(1.0, 0.01)), make_run(sweep(1.25, 0.01), 16, "2.28.9"), 0.05);
+  ASSERT_EQ(c.version_changes.size(), 1u);
+  EXPECT_EQ(c.version_changes[0], "nccl 2.27.7 -> 2.28.9");
+  EXPECT_TRUE(has(c, "VERSIONS_CHANGED"));
+  for (const auto& f : c.findings)
+    if (f.code == "REGRESSION") EXPECT_NE(f.message.find("2.27.7 -> 2.28.9"), std::string::npos) << f.message;
+}
+
+}  // namespace collbench::report
