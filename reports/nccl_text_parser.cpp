@@ -94,7 +94,7 @@ std::vector<ParsedTable> parse_nccl_tests(std::string_view text) { return parse_
 
 ParsedOutput parse_nccl_tests_output(std::string_view text) {
   static const std::regex kCollective(R"(^#?\s*Collective test: (\S+))");
-  static const std::regex kConcluded(R"(Collective test concluded: (\S+?)(_perf)?\s*$)");
+  static const std::regex kConcluded(R"(Collective test (?:concluded|starting): (\S+?)(_perf)?\s*$)");
   static const std::regex kOob(R"(^#?\s*Out of bounds values\s*:\s*(\d+))");
   static const std::regex kAvg(R"(^#?\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+))");
   static const std::regex kRank(R"(^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device)");
