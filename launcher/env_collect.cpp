@@ -1,5 +1,6 @@
 #include "launcher/env_collect.h"
 
+#include <fmt/format.h>
 #include <mpi.h>
 #include <sys/resource.h>
 #include <sys/statvfs.h>
@@ -10,11 +11,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "bench/mpi_check.h"
 #include "reports/instance_types.h"
@@ -240,7 +239,7 @@ report::RankEnv collect_local_env(int rank, const CollectOptions& options) {
   e.memlock_kb = limit_kb(RLIMIT_MEMLOCK);
   e.stack_kb = limit_kb(RLIMIT_STACK);
 
-  struct statvfs sv{};
+  struct statvfs sv {};
   if (statvfs(options.shm_dir.c_str(), &sv) == 0)
     e.shm_bytes = static_cast<std::uint64_t>(sv.f_blocks) * static_cast<std::uint64_t>(sv.f_frsize);
   e.shm_type = mount_type(options.shm_dir, options.proc_mounts);

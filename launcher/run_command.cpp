@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <ctime>
 #include <functional>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include "bench/mpi_check.h"
 #include "bench/mpi_control.h"
 #include "bench/sweep.h"
+#include "launcher/env_collect.h"
 #include "launcher/verdicts.h"
 #include "launcher/world.h"
 #include "launcher/run_json.h"
@@ -24,6 +26,8 @@
 #include "reports/findings.h"
 #include "reports/journal.h"
 #include "reports/compare.h"
+#include "reports/env_audit.h"
+#include "reports/instance_types.h"
 #include "reports/json_report.h"
 #include "reports/result_verdicts.h"
 #include "reports/summary.h"
@@ -101,10 +105,20 @@ report::RawCase raw_case(const CaseMeasurement& m, int world_ranks) {
   return raw;
 }
 
-// Every finding of a finished run: results, thresholds, and the baseline when one is given.
-std::vector<Finding> run_findings(const Command& cmd, const Record& record, const std::string& instance_type) {
+// Every finding of a finished run: environment, results, thresholds, and the baseline when one is
+// given.
+std::vector<Finding> run_findings(const Command& cmd, const Record& record, const std::string& instance_type,
+                                  const std::vector<report::RankEnv>& envs) {
   const auto& world = record.header.world;
-  std::vector<Finding> findings = result_findings(record.cases);
+  const auto thresholds = thresholds_for(cmd.verdict, instance_type);
+  report::AuditContext ctx;
+  ctx.instance_type = instance_type;
+  if (thresholds) ctx.profile = thresholds->hardware;
+  ctx.efa_expected = report::efa_capable(instance_type);
+  ctx.backend = world.backend;
+  ctx.gpus_per_process = world.gpus_per_process;
+  std::vector<Finding> findings = report::audit_environment(envs, ctx);
+  for (auto& f : result_findings(record.cases)) findings.push_back(std::move(f));
   report::RunSpan span{static_cast<int>(world.nodes.size()), world.ranks, {}};
   for (const auto& n : world.nodes) span.hosts.push_back(n.name);
   for (auto& f : threshold_findings(cmd.verdict, instance_type, record.cases, span)) findings.push_back(std::move(f));
@@ -125,6 +139,11 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
   report::RankReduce how = report::RankReduce::Mean;
   report::parse_rank_reduce(opts.rank_reduce, &how);
 
+  // Environment facts come first: after NCCL starts, aws-ofi-nccl sets variables in-process.
+  report::RankEnv env = collect_local_env(rank);
+  const bool may_use_nccl = built_with_nccl() && opts.backend != BackendKind::Mpi;
+  if (may_use_nccl) prepare_nccl_debug_capture((std::filesystem::temp_directory_path() / "collbench-nccl").string());
+
   BackendChoice choice;
   Plan plan;
   if (int code = agree(control, [&] { choice = make_backend(opts); })) return code;
@@ -144,7 +163,9 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
 
   Record record;
   record.header.world = describe_world(backend, choice.reason);
-  const std::string instance_type = resolve_instance_type(cmd.verdict, dmi_instance_type());
+  if (may_use_nccl) env.nccl_log = read_nccl_debug_capture();
+  const std::vector<report::RankEnv> envs = gather_env(env);
+  const std::string instance_type = resolve_instance_type(cmd.verdict, env.instance_type);
   record.header.world.instance_type = instance_type;
   if (rank == 0) {
     auto& h = record.header;
@@ -223,7 +244,7 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
     std::fputs(table.finish().c_str(), stdout);
     std::vector<Finding> findings;
     try {
-      findings = run_findings(cmd, record, instance_type);
+      findings = run_findings(cmd, record, instance_type, envs);
     } catch (const std::exception& e) {  // a thresholds file or baseline broken since the start
       print_error(e.what(), rank);
       findings = result_findings(record.cases);

@@ -4,8 +4,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <regex>
 
 #include "bench/errors.h"
 
@@ -76,12 +74,5 @@ bool use_color(const std::string& mode) {
   return is_terminal(1) && term != nullptr && std::string(term) != "dumb";
 }
 
-std::string dmi_instance_type() {
-  std::ifstream in("/sys/devices/virtual/dmi/id/product_name");
-  std::string name;
-  std::getline(in, name);
-  static const std::regex kEc2(R"(^[a-z][a-z0-9-]*\.[a-z0-9-]+$)");
-  return std::regex_match(name, kEc2) ? name : "";
-}
 
 }  // namespace collbench

@@ -34,7 +34,4 @@ int verdict_exit_code(const std::vector<report::Finding>& findings, bool fail_on
 bool is_terminal(int fd);
 bool use_color(const std::string& mode);
 
-// /sys/devices/virtual/dmi/id/product_name when it names an EC2 instance type, else "".
-std::string dmi_instance_type();
-
 }  // namespace collbench

@@ -50,7 +50,9 @@ NcclLogFacts log_from_json(const nlohmann::json& j) {
   return f;
 }
 
-nlohmann::json limit_to_json(const std::optional<std::uint64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+nlohmann::json limit_to_json(const std::optional<std::uint64_t>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
 
 std::optional<std::uint64_t> limit_from_json(const nlohmann::json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
@@ -166,9 +168,11 @@ std::string bytes_text(std::uint64_t b) {
 }
 
 std::string version_name(const std::string& key) {
-  static const std::map<std::string, std::string> names = {
-      {"nccl", "NCCL"}, {"cuda_runtime", "CUDA runtime"}, {"cuda_driver", "CUDA driver"}, {"mpi", "MPI"},
-      {"libfabric", "libfabric"}};
+  static const std::map<std::string, std::string> names = {{"nccl", "NCCL"},
+                                                           {"cuda_runtime", "CUDA runtime"},
+                                                           {"cuda_driver", "CUDA driver"},
+                                                           {"mpi", "MPI"},
+                                                           {"libfabric", "libfabric"}};
   const auto it = names.find(key);
   return it == names.end() ? key : it->second;
 }
@@ -208,8 +212,8 @@ void version_checks(const Ranks& rs, std::vector<Finding>& out) {
                                        fmt::join(parts, "; ")),
                            kVersionRef));
       } else if (rs.size() > 1) {
-        out.push_back(pass("NCCL_VERSION_CONSISTENT", fmt::format("NCCL {} on {}", groups[0].first,
-                                                                  processes(groups[0].second.size()))));
+        out.push_back(pass("NCCL_VERSION_CONSISTENT",
+                           fmt::format("NCCL {} on {}", groups[0].first, processes(groups[0].second.size()))));
       }
       continue;
     }
@@ -231,11 +235,13 @@ void version_checks(const Ranks& rs, std::vector<Finding>& out) {
                                info.empty() ? std::string("no library versions reported")
                                             : fmt::format("versions: {}", fmt::join(info, ", "))));
   if (!others_differ.empty())
-    out.push_back(make("VERSION_MISMATCH", Tag::Warn, Priority::P1,
-                       fmt::format("{}; expected the same software stack on every node", fmt::join(others_differ, "; ")),
-                       kVersionRef));
+    out.push_back(
+        make("VERSION_MISMATCH", Tag::Warn, Priority::P1,
+             fmt::format("{}; expected the same software stack on every node", fmt::join(others_differ, "; ")),
+             kVersionRef));
   else if (others_checked && rs.size() > 1)
-    out.push_back(pass("VERSIONS_CONSISTENT", fmt::format("CUDA, MPI and libfabric versions agree on {}", processes(rs.size()))));
+    out.push_back(
+        pass("VERSIONS_CONSISTENT", fmt::format("CUDA, MPI and libfabric versions agree on {}", processes(rs.size()))));
 }
 
 bool compared_env_key(const std::string& k) {
@@ -266,7 +272,8 @@ void env_checks(const Ranks& rs, std::vector<Finding>& out) {
     differing.push_back(fmt::format("{}", fmt::join(parts, ", ")));
   }
   constexpr std::size_t kSeparate = 3, kListed = 6;
-  const std::string expected = "expected the same NCCL_*/FI_* settings on every rank (export them to all ranks, e.g. mpirun -x)";
+  const std::string expected =
+      "expected the same NCCL_*/FI_* settings on every rank (export them to all ranks, e.g. mpirun -x)";
   if (differing.size() <= kSeparate) {
     for (const auto& d : differing)
       out.push_back(make("ENV_MISMATCH", Tag::Warn, Priority::P1, fmt::format("{}; {}", d, expected), kEnvRef));
@@ -275,8 +282,8 @@ void env_checks(const Ranks& rs, std::vector<Finding>& out) {
     std::vector<std::string> shown(differing.begin(), differing.begin() + listed);
     std::string more = differing.size() > kListed ? fmt::format("; and {} more", differing.size() - kListed) : "";
     out.push_back(make("ENV_MISMATCH", Tag::Warn, Priority::P1,
-                       fmt::format("{} variables differ across ranks: {}{}; {}", differing.size(), fmt::join(shown, "; "),
-                                   more, expected),
+                       fmt::format("{} variables differ across ranks: {}{}; {}", differing.size(),
+                                   fmt::join(shown, "; "), more, expected),
                        kEnvRef));
   }
   if (differing.empty() && rs.size() > 1)
@@ -298,10 +305,11 @@ void memlock_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Findin
   std::vector<std::string> parts;
   for (const auto& [kb, ranks] : group_by<std::uint64_t>(low, [](const RankEnv& r) { return *r.memlock_kb; }))
     parts.push_back(fmt::format("{} KB on {}", kb, where(ranks)));
+  // Without EFA nothing registers memory with a NIC, so a low limit is only worth a note.
   const bool efa = ctx.efa_expected;
-  out.push_back(make("MEMLOCK_LOW", efa ? Tag::Fail : Tag::Warn, efa ? Priority::P0 : Priority::P1,
-                     fmt::format("memlock limit {}; expected at least {} KB (8 GiB) or unlimited{}", fmt::join(parts, ", "),
-                                 kMinMemlockKb,
+  out.push_back(make("MEMLOCK_LOW", efa ? Tag::Fail : Tag::Info, efa ? Priority::P0 : Priority::None,
+                     fmt::format("memlock limit {}; expected at least {} KB (8 GiB) or unlimited{}",
+                                 fmt::join(parts, ", "), kMinMemlockKb,
                                  efa ? ": EFA registers buffers with the NIC and fails below it"
                                      : ": RDMA registration and pinned buffers fail below it"),
                      kMemlockRef));
@@ -315,22 +323,26 @@ void shm_checks(const Ranks& rs, std::vector<Finding>& out) {
   auto describe = [](const Ranks& small) {
     std::vector<std::string> parts;
     bool k8s = false;
-    for (const auto& [key, ranks] : group_by<std::pair<std::uint64_t, std::string>>(
-             small, [](const RankEnv& r) { return std::pair{r.shm_bytes, r.shm_type}; })) {
+    for (const auto& [key, ranks] : group_by<std::pair<std::uint64_t, std::string>>(small, [](const RankEnv& r) {
+           return std::pair{r.shm_bytes, r.shm_type};
+         })) {
       parts.push_back(fmt::format("/dev/shm is {}{} on {}", bytes_text(key.first),
                                   key.second.empty() ? "" : fmt::format(" ({})", key.second), where(ranks)));
       k8s = k8s || key.first == kKubernetesShmBytes;
     }
     std::string text = fmt::format("{}", fmt::join(parts, "; "));
     if (k8s)
-      text += " \u2014 64 MiB is the container default that Kubernetes pods get unless /dev/shm is an emptyDir "
-              "with medium: Memory";
+      text +=
+          " \u2014 64 MiB is the container default that Kubernetes pods get unless /dev/shm is an emptyDir "
+          "with medium: Memory";
     return text;
   };
   Ranks fail, warn;
   for (const auto* r : measured) {
-    if (r->shm_bytes < kShmFailBytes) fail.push_back(r);
-    else if (r->shm_bytes < kShmWarnBytes) warn.push_back(r);
+    if (r->shm_bytes < kShmFailBytes)
+      fail.push_back(r);
+    else if (r->shm_bytes < kShmWarnBytes)
+      warn.push_back(r);
   }
   if (!fail.empty())
     out.push_back(make("SHM_TOO_SMALL", Tag::Fail, Priority::P0,
@@ -338,15 +350,15 @@ void shm_checks(const Ranks& rs, std::vector<Finding>& out) {
                                    describe(fail)),
                        kShmRef));
   if (!warn.empty())
-    out.push_back(make("SHM_TOO_SMALL", Tag::Warn, Priority::P1,
-                       fmt::format("{}; 4 GiB or more is recommended so that NCCL's segments never run out",
-                                   describe(warn)),
-                       kShmRef));
+    out.push_back(
+        make("SHM_TOO_SMALL", Tag::Warn, Priority::P1,
+             fmt::format("{}; 4 GiB or more is recommended so that NCCL's segments never run out", describe(warn)),
+             kShmRef));
   if (fail.empty() && warn.empty()) {
     std::uint64_t smallest = measured.front()->shm_bytes;
     for (const auto* r : measured) smallest = std::min(smallest, r->shm_bytes);
-    out.push_back(pass("SHM_OK", fmt::format("/dev/shm at least {} on every host (smallest {})", bytes_text(kShmWarnBytes),
-                                             bytes_text(smallest))));
+    out.push_back(pass("SHM_OK", fmt::format("/dev/shm at least {} on every host (smallest {})",
+                                             bytes_text(kShmWarnBytes), bytes_text(smallest))));
   }
 }
 
@@ -355,8 +367,8 @@ void stack_checks(const Ranks& rs, std::vector<Finding>& out) {
   for (const auto* r : rs)
     if (r->stack_kb && *r->stack_kb < kMinStackKb) low.push_back(r);
   if (low.empty()) {
-    out.push_back(pass("STACK_OK", fmt::format("stack limit at least {} KB or unlimited on {}", kMinStackKb,
-                                               processes(rs.size()))));
+    out.push_back(pass(
+        "STACK_OK", fmt::format("stack limit at least {} KB or unlimited on {}", kMinStackKb, processes(rs.size()))));
     return;
   }
   std::vector<std::string> parts;
@@ -389,8 +401,9 @@ void efa_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding>& 
   }
   const std::string type = ctx.instance_type.empty() ? std::string("this instance type") : ctx.instance_type;
   if (parts.empty()) {
-    out.push_back(pass("EFA_DEVICES_OK", from_profile ? fmt::format("every host sees its {} EFA devices ({})", expected, type)
-                                                      : "every host sees at least one EFA device"));
+    out.push_back(pass("EFA_DEVICES_OK", from_profile
+                                             ? fmt::format("every host sees its {} EFA devices ({})", expected, type)
+                                             : "every host sees at least one EFA device"));
     return;
   }
   out.push_back(make("EFA_DEVICES_MISSING", Tag::Fail, Priority::P0,
@@ -417,17 +430,19 @@ void plugin_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding
     std::string path;
     for (const auto* r : rs)
       if (!r->ofi_plugin.empty()) path = r->ofi_plugin;
-    out.push_back(pass("OFI_PLUGIN_FOUND", path.empty() ? fmt::format("aws-ofi-nccl loaded on {} (NCCL log)", processes(rs.size()))
-                                                        : fmt::format("aws-ofi-nccl plugin on {} ({})", processes(rs.size()), path)));
+    out.push_back(pass("OFI_PLUGIN_FOUND",
+                       path.empty() ? fmt::format("aws-ofi-nccl loaded on {} (NCCL log)", processes(rs.size()))
+                                    : fmt::format("aws-ofi-nccl plugin on {} ({})", processes(rs.size()), path)));
     return;
   }
-  out.push_back(make("OFI_PLUGIN_MISSING", Tag::Fail, Priority::P0,
-                     fmt::format("no aws-ofi-nccl library (libnccl-net-ofi.so, libnccl-net.so, libnccl-net-aws-ofi.so) in "
-                                 "NCCL_NET_PLUGIN, LD_LIBRARY_PATH, the linker's directories, /opt/amazon/ofi-nccl/lib or "
-                                 "/opt/aws-ofi-nccl/lib on {}; expected the plugin on an EFA instance, without it NCCL "
-                                 "cannot use EFA and falls back to TCP sockets",
-                                 where(missing)),
-                     kEfaConfigRef));
+  out.push_back(
+      make("OFI_PLUGIN_MISSING", Tag::Fail, Priority::P0,
+           fmt::format("no aws-ofi-nccl library (libnccl-net-ofi.so, libnccl-net.so, libnccl-net-aws-ofi.so) in "
+                       "NCCL_NET_PLUGIN, LD_LIBRARY_PATH, the linker's directories, /opt/amazon/ofi-nccl/lib or "
+                       "/opt/aws-ofi-nccl/lib on {}; expected the plugin on an EFA instance, without it NCCL "
+                       "cannot use EFA and falls back to TCP sockets",
+                       where(missing)),
+           kEfaConfigRef));
 }
 
 bool narrowed_gpus(const RankEnv& r) {
@@ -464,11 +479,12 @@ void gpu_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding>& 
                                    fmt::join(bad, ", "), describe_ranks(rank_numbers(bad_ranks)), type, expected),
                        kHardwareRef));
   if (!narrowed.empty())
-    out.push_back(make("GPU_COUNT_MISMATCH", Tag::Warn, Priority::P2,
-                       fmt::format("{} GPUs ({}), narrowed by CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES; {} has {}, "
-                                   "so the hardware count could not be checked",
-                                   fmt::join(narrowed, ", "), describe_ranks(rank_numbers(narrowed_ranks)), type, expected),
-                       kHardwareRef));
+    out.push_back(
+        make("GPU_COUNT_MISMATCH", Tag::Warn, Priority::P2,
+             fmt::format("{} GPUs ({}), narrowed by CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES; {} has {}, "
+                         "so the hardware count could not be checked",
+                         fmt::join(narrowed, ", "), describe_ranks(rank_numbers(narrowed_ranks)), type, expected),
+             kHardwareRef));
   if (bad.empty() && narrowed.empty())
     out.push_back(pass("GPU_COUNT_OK", fmt::format("every host sees {} GPUs ({} has {})", expected, type, expected)));
 }
@@ -495,14 +511,15 @@ void debug_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding>
 
 void instance_checks(const AuditContext& ctx, std::vector<Finding>& out) {
   if (ctx.instance_type.empty())
-    out.push_back(make("UNKNOWN_INSTANCE", Tag::Info, Priority::None,
-                       "instance type unknown (no EC2 type in /sys/devices/virtual/dmi/id/product_name): EFA device and "
-                       "GPU count checks skipped"));
+    out.push_back(
+        make("UNKNOWN_INSTANCE", Tag::Info, Priority::None,
+             "instance type unknown (no EC2 type in /sys/devices/virtual/dmi/id/product_name): EFA device and "
+             "GPU count checks skipped"));
   else if (!ctx.profile)
-    out.push_back(make("UNKNOWN_INSTANCE", Tag::Info, Priority::None,
-                       fmt::format("no hardware profile for {} (no thresholds/{}.json): GPU count not checked{}",
-                                   ctx.instance_type, ctx.instance_type,
-                                   ctx.efa_expected ? ", EFA devices checked for at least one" : "")));
+    out.push_back(make(
+        "UNKNOWN_INSTANCE", Tag::Info, Priority::None,
+        fmt::format("no hardware profile for {} (no thresholds/{}.json): GPU count not checked{}", ctx.instance_type,
+                    ctx.instance_type, ctx.efa_expected ? ", EFA devices checked for at least one" : "")));
 }
 
 }  // namespace
@@ -527,9 +544,8 @@ std::vector<Finding> audit_environment(const std::vector<RankEnv>& ranks, const 
   std::vector<std::pair<int, NcclLogFacts>> logs;
   for (const auto* r : rs)
     if (r->nccl_log) logs.emplace_back(r->rank, *r->nccl_log);
-  const bool have_version_mismatch = std::any_of(out.begin(), out.end(), [](const Finding& f) {
-    return f.code == "NCCL_VERSION_MISMATCH";
-  });
+  const bool have_version_mismatch =
+      std::any_of(out.begin(), out.end(), [](const Finding& f) { return f.code == "NCCL_VERSION_MISMATCH"; });
   for (auto& f : nccl_log_findings(logs, ctx.efa_expected))
     if (!(have_version_mismatch && f.code == "NCCL_VERSION_MISMATCH")) out.push_back(std::move(f));
   return out;

@@ -41,9 +41,9 @@ struct AuditContext {
 std::vector<Finding> audit_environment(const std::vector<RankEnv>& ranks, const AuditContext& ctx);
 
 // The thresholds the audit applies, for tests and docs.
-inline constexpr std::uint64_t kMinMemlockKb = 8388608;          // 8 GiB
-inline constexpr std::uint64_t kShmFailBytes = 1ull << 30;       // 1 GiB
-inline constexpr std::uint64_t kShmWarnBytes = 4ull << 30;       // 4 GiB
+inline constexpr std::uint64_t kMinMemlockKb = 8388608;            // 8 GiB
+inline constexpr std::uint64_t kShmFailBytes = 1ull << 30;         // 1 GiB
+inline constexpr std::uint64_t kShmWarnBytes = 4ull << 30;         // 4 GiB
 inline constexpr std::uint64_t kKubernetesShmBytes = 64ull << 20;  // Kubernetes' default /dev/shm
 inline constexpr std::uint64_t kMinStackKb = 8192;
 

@@ -4,11 +4,10 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace collbench::report {
 
@@ -31,9 +30,9 @@ struct NcclLogFacts {
 struct RankEnv {
   int rank = 0;
   std::string host;
-  std::string instance_type;                  // "" when not on EC2 or not known
+  std::string instance_type;                    // "" when not on EC2 or not known
   std::map<std::string, std::string> versions;  // nccl, cuda_driver, cuda_runtime, mpi, libfabric
-  std::string ofi_plugin;                     // path of the aws-ofi-nccl plugin library found, or ""
+  std::string ofi_plugin;                       // path of the aws-ofi-nccl plugin library found, or ""
   // NCCL_* and FI_* as set for this process, plus CUDA_VISIBLE_DEVICES and NVIDIA_VISIBLE_DEVICES
   // (the GPU-count check needs to know when visibility was narrowed on purpose).
   std::map<std::string, std::string> env;

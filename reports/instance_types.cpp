@@ -1,8 +1,8 @@
 #include "reports/instance_types.h"
 
 #include <algorithm>
-#include <iterator>
 #include <cctype>
+#include <iterator>
 
 namespace collbench::report {
 namespace {
@@ -18,6 +18,7 @@ namespace {
 //    UltraServer-only types, hence the metal rule below and the few additions marked.
 // Note: inf2 is not EFA-capable there (every inf2 size says EFASupported: false); c6a.32xlarge and
 // m6a.32xlarge, listed in an older copy of the AWS page, are not either, so they are left out.
+// clang-format off
 constexpr std::string_view kEfaSizes[] = {
     // Accelerated computing.
     "dl1.24xlarge",  // older AWS page (retired type, absent from the API dump)
@@ -101,6 +102,7 @@ constexpr std::string_view kEfaSizes[] = {
     "hpc7g.4xlarge", "hpc7g.8xlarge", "hpc7g.16xlarge",
     "hpc8a.96xlarge",
 };
+// clang-format on
 
 std::string lower(std::string_view s) {
   std::string out(s);

@@ -77,15 +77,13 @@ std::optional<std::pair<int, std::string_view>> rank_label(std::string_view line
   while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
   if (i == start || i - start > 7 || i + 1 > line.size() || line[i] != ':') return std::nullopt;
   if (i + 1 < line.size() && line[i + 1] != ' ') return std::nullopt;
-  return std::pair{std::stoi(std::string(line.substr(start, i - start))),
-                   line.substr(std::min(line.size(), i + 2))};
+  return std::pair{std::stoi(std::string(line.substr(start, i - start))), line.substr(std::min(line.size(), i + 2))};
 }
 
 // The first warning that mentions `needle`, shortened, for the evidence line.
 std::string quote_warning(const NcclLogFacts& f, std::string_view needle) {
   for (const auto& w : f.warnings)
-    if (lower(w).find(needle) != std::string::npos)
-      return w.size() > kMaxQuote ? w.substr(0, kMaxQuote) + "\u2026" : w;
+    if (lower(w).find(needle) != std::string::npos) return w.size() > kMaxQuote ? w.substr(0, kMaxQuote) + "\u2026" : w;
   return "";
 }
 
@@ -199,7 +197,8 @@ std::vector<Finding> nccl_log_findings(const std::vector<std::pair<int, NcclLogF
     }
     std::vector<std::string> parts;
     if (!socket.empty())
-      parts.push_back(fmt::format("NCCL chose its own TCP transport (\"Using network Socket\") on {}", describe_ranks(socket)));
+      parts.push_back(
+          fmt::format("NCCL chose its own TCP transport (\"Using network Socket\") on {}", describe_ranks(socket)));
     if (!tcp.empty())
       parts.push_back(fmt::format("aws-ofi-nccl selected libfabric provider {} on {}", provider, describe_ranks(tcp)));
     if (!parts.empty())
@@ -221,8 +220,8 @@ std::vector<Finding> nccl_log_findings(const std::vector<std::pair<int, NcclLogF
 
   if (auto f = flag_finding(
           per_rank, [](const NcclLogFacts& x) { return x.reg_mr_failed; }, "reg", "RDMA_REG_FAIL",
-          "RDMA memory registration failed",
-          "registration needs a memlock limit of at least 8388608 KB or unlimited", kRegFailRef))
+          "RDMA memory registration failed", "registration needs a memlock limit of at least 8388608 KB or unlimited",
+          kRegFailRef))
     out.push_back(std::move(*f));
   if (auto f = flag_finding(
           per_rank, [](const NcclLogFacts& x) { return x.shm_extend_failed; }, "/dev/shm", "SHM_FULL",
@@ -245,10 +244,10 @@ std::vector<Finding> nccl_log_findings(const std::vector<std::pair<int, NcclLogF
   if (versions.size() > 1) {
     std::vector<std::string> parts;
     for (const auto& [v, ranks] : versions) parts.push_back(fmt::format("NCCL {} on {}", v, describe_ranks(ranks)));
-    out.push_back(fail("NCCL_VERSION_MISMATCH",
-                       fmt::format("{} (from the NCCL logs); every rank must load the same NCCL build",
-                                   fmt::join(parts, "; ")),
-                       kVersionRef));
+    out.push_back(
+        fail("NCCL_VERSION_MISMATCH",
+             fmt::format("{} (from the NCCL logs); every rank must load the same NCCL build", fmt::join(parts, "; ")),
+             kVersionRef));
   }
 
   // What NCCL chose, grouped, in order of the lowest rank of each group.
@@ -262,8 +261,8 @@ std::vector<Finding> nccl_log_findings(const std::vector<std::pair<int, NcclLogF
   std::vector<std::string> parts;
   for (const auto& [label, ranks] : transports) parts.push_back(fmt::format("{} on {}", label, describe_ranks(ranks)));
   std::string note;
-  if (efa_expected && std::all_of(per_rank.begin(), per_rank.end(),
-                                  [](const auto& r) { return ofi_network(r.second.network); }))
+  if (efa_expected &&
+      std::all_of(per_rank.begin(), per_rank.end(), [](const auto& r) { return ofi_network(r.second.network); }))
     note = " (the aws-ofi-nccl plugin carries traffic, as expected on EFA)";
   out.push_back({"NET_TRANSPORT", Tag::Info, Priority::None,
                  fmt::format("NCCL network: {}{}", fmt::join(parts, "; "), note), ""});

@@ -182,13 +182,29 @@ TEST_F(Verdicts, RunCompareAndDeriveEndToEnd) {
 }
 
 TEST_F(Verdicts, RunJudgesItsOwnThresholdsAndFailOnWarn) {
-  // A 1-node run on host memory never reaches the p5 node row's size: a WARN, not a silent pass.
-  const std::string args = "run --backend mpi --ops all_reduce -b 1K -e 4K -n 3 --no-progress --instance-type p5.48xlarge";
+  // A made-up instance type without EFA, whose node row sits at 1 GiB: a sweep to 4 KiB never
+  // reaches it, which is a WARN, not a silent pass.
+  const fs::path file = dir_ / "cbtest.xlarge.json";
+  std::ofstream(file) << R"({"schema": "collbench.thresholds/1", "instance_type": "cbtest.xlarge",
+    "hardware": {"gpus": 0, "gpu": "none", "efa_devices": 0, "efa_gbps": 0, "source": "test"},
+    "thresholds": [{"op": "all_reduce", "scope": "node", "bytes": 1073741824, "fail_below": 1,
+                    "warn_below": 2, "basis": "derived", "source": "test"}]})";
+  const std::string args = "run --backend mpi --ops all_reduce -b 1K -e 4K -n 3 --no-progress --instance-type "
+                           "cbtest.xlarge --thresholds " + file.string();
   Result r = collbench(args, 2);
   EXPECT_EQ(r.code, 0) << describe(r);
-  EXPECT_NE(r.out.find("[WARN] THRESHOLD_SIZE_NOT_REACHED"), std::string::npos) << r.out;
-  EXPECT_GE(issues_found(r.out), 1);
+  EXPECT_NE(r.out.find("[WARN] THRESHOLD_SIZE_NOT_REACHED (P2): all_reduce on 1 node"), std::string::npos) << r.out;
+  EXPECT_EQ(issues_found(r.out), 1) << r.out;
   EXPECT_EQ(collbench(args + " --fail-on warn", 2).code, 3);
+}
+
+TEST_F(Verdicts, ClaimedEfaInstanceWithoutEfaDevicesFails) {
+  // This machine has no EFA: judged as a p5.48xlarge, the environment audit must say so.
+  const Result r = collbench("run --backend mpi --ops all_reduce -b 1K -e 1K -n 2 --no-progress --instance-type "
+                             "p5.48xlarge", 2);
+  EXPECT_EQ(r.code, 3) << describe(r);
+  EXPECT_NE(r.out.find("[FAIL] EFA_DEVICES_MISSING (P0)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\u2192 references/debugging-guide.md \u00a7 6 EFA Configuration"), std::string::npos);
 }
 
 TEST_F(Verdicts, BrokenInputsExitTwo) {

@@ -3,12 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <optional>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "bench/mpi_check.h"
@@ -27,7 +27,10 @@ RankEnv healthy(int rank, const std::string& host) {
   e.rank = rank;
   e.host = host;
   e.instance_type = "p4d.24xlarge";
-  e.versions = {{"nccl", "2.18.3"}, {"cuda_driver", "12.2"}, {"cuda_runtime", "12.2"}, {"mpi", "Open MPI v4.1.4"},
+  e.versions = {{"nccl", "2.18.3"},
+                {"cuda_driver", "12.2"},
+                {"cuda_runtime", "12.2"},
+                {"mpi", "Open MPI v4.1.4"},
                 {"libfabric", "1.18"}};
   e.ofi_plugin = "/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so";
   e.env = {{"FI_PROVIDER", "efa"}, {"NCCL_PROTO", "simple"}};
@@ -65,7 +68,9 @@ std::optional<Finding> find(const std::vector<Finding>& fs, const std::string& c
   return v.empty() ? std::nullopt : std::optional<Finding>(*v.front());
 }
 
-bool has(const std::optional<Finding>& f, const std::string& text) { return f && f->message.find(text) != std::string::npos; }
+bool has(const std::optional<Finding>& f, const std::string& text) {
+  return f && f->message.find(text) != std::string::npos;
+}
 
 }  // namespace
 
@@ -150,8 +155,7 @@ TEST(EnvAudit, EnvMismatchWhenValuesDiffer) {
   ranks[1].env["FI_PROVIDER"] = "tcp";
   const auto f = find(audit_environment(ranks, p4d()), "ENV_MISMATCH");
   ASSERT_TRUE(f);
-  EXPECT_TRUE(has(f, "FI_PROVIDER=efa on host node-a (rank 0), FI_PROVIDER=tcp on host node-b (rank 8)"))
-      << f->message;
+  EXPECT_TRUE(has(f, "FI_PROVIDER=efa on host node-a (rank 0), FI_PROVIDER=tcp on host node-b (rank 8)")) << f->message;
 }
 
 TEST(EnvAudit, ManyDifferingVariablesMakeOneFinding) {
@@ -188,15 +192,15 @@ TEST(EnvAudit, MemlockLowFailsOnEfaInstances) {
   EXPECT_TRUE(has(f, "8388608 KB")) << f->message;
 }
 
-TEST(EnvAudit, MemlockLowWarnsElsewhere) {
+TEST(EnvAudit, MemlockLowIsOnlyNotedWithoutEfa) {
   auto ranks = cluster();
   ranks[1].memlock_kb = 65536;
   AuditContext ctx = p4d();
   ctx.efa_expected = false;
   const auto f = find(audit_environment(ranks, ctx), "MEMLOCK_LOW");
   ASSERT_TRUE(f);
-  EXPECT_EQ(f->tag, Tag::Warn);
-  EXPECT_EQ(f->priority, Priority::P1);
+  EXPECT_EQ(f->tag, Tag::Info);
+  EXPECT_EQ(f->priority, Priority::None);
   EXPECT_TRUE(has(f, "65536 KB on host node-b (rank 8)")) << f->message;
 }
 
@@ -414,14 +418,14 @@ TEST(EnvAudit, JsonRoundTrip) {
 // ---- instance types ----
 
 TEST(InstanceTypes, EfaCapableSizes) {
-  for (const char* t : {"p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge",
-                        "p6-b200.48xlarge", "p6e-gb200.36xlarge", "p3dn.24xlarge", "g4dn.8xlarge", "g4dn.12xlarge",
-                        "g4dn.16xlarge", "g4dn.metal", "g5.48xlarge", "g6e.48xlarge", "gr6.8xlarge", "trn1.32xlarge",
-                        "trn1n.32xlarge", "trn2.48xlarge", "dl1.24xlarge", "dl2q.24xlarge", "c5n.18xlarge",
-                        "c5n.metal", "c6gn.16xlarge", "c6in.32xlarge", "c7gn.16xlarge", "c7i.48xlarge",
-                        "c7i.metal-48xl", "hpc6a.48xlarge", "hpc6id.32xlarge", "hpc7a.96xlarge", "hpc7g.4xlarge",
-                        "m5dn.24xlarge", "m5n.metal", "m6i.32xlarge", "m6in.32xlarge", "r5dn.24xlarge",
-                        "r5n.24xlarge", "P5.48XLARGE"})
+  for (const char* t : {"p4d.24xlarge",     "p4de.24xlarge",      "p5.48xlarge",    "p5e.48xlarge",    "p5en.48xlarge",
+                        "p6-b200.48xlarge", "p6e-gb200.36xlarge", "p3dn.24xlarge",  "g4dn.8xlarge",    "g4dn.12xlarge",
+                        "g4dn.16xlarge",    "g4dn.metal",         "g5.48xlarge",    "g6e.48xlarge",    "gr6.8xlarge",
+                        "trn1.32xlarge",    "trn1n.32xlarge",     "trn2.48xlarge",  "dl1.24xlarge",    "dl2q.24xlarge",
+                        "c5n.18xlarge",     "c5n.metal",          "c6gn.16xlarge",  "c6in.32xlarge",   "c7gn.16xlarge",
+                        "c7i.48xlarge",     "c7i.metal-48xl",     "hpc6a.48xlarge", "hpc6id.32xlarge", "hpc7a.96xlarge",
+                        "hpc7g.4xlarge",    "m5dn.24xlarge",      "m5n.metal",      "m6i.32xlarge",    "m6in.32xlarge",
+                        "r5dn.24xlarge",    "r5n.24xlarge",       "P5.48XLARGE"})
     EXPECT_TRUE(efa_capable(t)) << t;
 }
 
@@ -458,7 +462,8 @@ namespace fs = std::filesystem;
 struct TempDir {
   fs::path path;
   TempDir() {
-    path = fs::temp_directory_path() / ("collbench-env-" + std::to_string(getpid()) + "-" + std::to_string(counter()++));
+    path =
+        fs::temp_directory_path() / ("collbench-env-" + std::to_string(getpid()) + "-" + std::to_string(counter()++));
     fs::create_directories(path);
   }
   ~TempDir() {

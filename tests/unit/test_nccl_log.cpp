@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <optional>
 #include <fstream>
+#include <optional>
 
 #include "reports/findings.h"
 #include "reports/nccl_log.h"
@@ -134,15 +134,16 @@ TEST(NcclLogParse, ErrorPatterns) {
   EXPECT_TRUE(parse_nccl_log("h:1:1 [0] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_reg_mr failed with error Cannot "
                              "allocate memory\n")
                   .reg_mr_failed);
-  EXPECT_TRUE(parse_nccl_log("h:1:1 [0] NCCL WARN NET/OFI Unable to register memory (type = 1) for device 0.\n")
-                  .reg_mr_failed);
+  EXPECT_TRUE(
+      parse_nccl_log("h:1:1 [0] NCCL WARN NET/OFI Unable to register memory (type = 1) for device 0.\n").reg_mr_failed);
   EXPECT_TRUE(parse_nccl_log("h:1:1 [0] NCCL WARN Error: failed to extend /dev/shm/nccl-3Kd8aS to 9637892 bytes\n")
                   .shm_extend_failed);
   EXPECT_TRUE(parse_nccl_log("NCCL failure common.cu:1006 'unhandled system error'\n").system_error);
   EXPECT_TRUE(parse_nccl_log("NCCL failure common.cu:1006 'unhandled cuda error'\n").cuda_error);
   EXPECT_TRUE(parse_nccl_log("h:1:1 [0] enqueue.cc:100 NCCL WARN Cuda failure 'out of memory'\n").cuda_error);
-  EXPECT_EQ(parse_nccl_log("h:1:1 [0] NCCL INFO NET/OFI Selected Provider is tcp;ofi_rxm (found 1 nics)\n").ofi_provider,
-            "tcp;ofi_rxm");
+  EXPECT_EQ(
+      parse_nccl_log("h:1:1 [0] NCCL INFO NET/OFI Selected Provider is tcp;ofi_rxm (found 1 nics)\n").ofi_provider,
+      "tcp;ofi_rxm");
 
   const NcclLogFacts quiet = parse_nccl_log(kEfaOk);
   EXPECT_FALSE(quiet.ofi_no_provider || quiet.ofi_getinfo_failed || quiet.reg_mr_failed || quiet.shm_extend_failed ||
@@ -205,14 +206,16 @@ TEST(NcclLogFindings, NoOfiLoadFailWhenAProviderWasSelectedOrEfaNotExpected) {
   // A failed probe for one protocol followed by a working provider is not a load failure.
   const std::string probe = "h:1:1 [0] NCCL INFO NET/OFI OFI fi_getinfo() call failed: No data available\n" + kEfaOk;
   EXPECT_FALSE(find(nccl_log_findings(ranks_with(probe), true), "OFI_LOAD_FAIL"));
-  EXPECT_FALSE(find(nccl_log_findings(ranks_with("h:1:1 [0] NCCL WARN NET/OFI No eligible providers were found\n"), false),
-                 "OFI_LOAD_FAIL"));
+  EXPECT_FALSE(
+      find(nccl_log_findings(ranks_with("h:1:1 [0] NCCL WARN NET/OFI No eligible providers were found\n"), false),
+           "OFI_LOAD_FAIL"));
 }
 
 TEST(NcclLogFindings, RdmaRegFail) {
   const auto fs = nccl_log_findings(
-      ranks_with("h:1:1 [0] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n",
-                 {2, 5}),
+      ranks_with(
+          "h:1:1 [0] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory\n",
+          {2, 5}),
       false);
   const auto f = find(fs, "RDMA_REG_FAIL");
   ASSERT_TRUE(f);
@@ -224,8 +227,8 @@ TEST(NcclLogFindings, RdmaRegFail) {
 
 TEST(NcclLogFindings, ShmFull) {
   const auto f =
-      find(nccl_log_findings(ranks_with("h:1:1 [0] NCCL WARN Error: failed to extend /dev/shm/nccl-x to 9637892 bytes\n"),
-                             false),
+      find(nccl_log_findings(
+               ranks_with("h:1:1 [0] NCCL WARN Error: failed to extend /dev/shm/nccl-x to 9637892 bytes\n"), false),
            "SHM_FULL");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->reference, "references/debugging-guide.md \u00a7 15 Stale Shared Memory");
@@ -233,10 +236,10 @@ TEST(NcclLogFindings, ShmFull) {
 }
 
 TEST(NcclLogFindings, SystemAndCudaErrors) {
-  const auto fs = nccl_log_findings(
-      {{0, parse_nccl_log("NCCL failure common.cu:1006 'unhandled system error'\n")},
-       {1, parse_nccl_log("h:1:1 [0] enqueue.cc:100 NCCL WARN Cuda failure 'out of memory'\n")}},
-      false);
+  const auto fs =
+      nccl_log_findings({{0, parse_nccl_log("NCCL failure common.cu:1006 'unhandled system error'\n")},
+                         {1, parse_nccl_log("h:1:1 [0] enqueue.cc:100 NCCL WARN Cuda failure 'out of memory'\n")}},
+                        false);
   const auto sys = find(fs, "SYSTEM_ERROR");
   const auto cuda = find(fs, "CUDA_ERROR");
   ASSERT_TRUE(sys);
@@ -252,18 +255,18 @@ TEST(NcclLogFindings, SystemAndCudaErrors) {
 }
 
 TEST(NcclLogFindings, VersionMismatchAcrossRanks) {
-  const auto fs = nccl_log_findings({{0, parse_nccl_log("NCCL version 2.18.3+cuda12.2\n")},
-                                     {8, parse_nccl_log("NCCL version 2.19.3+cuda12.2\n")}},
-                                    false);
+  const auto fs = nccl_log_findings(
+      {{0, parse_nccl_log("NCCL version 2.18.3+cuda12.2\n")}, {8, parse_nccl_log("NCCL version 2.19.3+cuda12.2\n")}},
+      false);
   const auto f = find(fs, "NCCL_VERSION_MISMATCH");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->reference, "references/debugging-guide.md \u00a7 10 NCCL Version Mismatch");
   EXPECT_NE(f->message.find("2.18.3+cuda12.2 on rank 0"), std::string::npos) << f->message;
   EXPECT_NE(f->message.find("2.19.3+cuda12.2 on rank 8"), std::string::npos) << f->message;
 
-  const auto same = nccl_log_findings({{0, parse_nccl_log("NCCL version 2.18.3+cuda12.2\n")},
-                                       {8, parse_nccl_log("NCCL version 2.18.3+cuda12.2\n")}},
-                                      false);
+  const auto same = nccl_log_findings(
+      {{0, parse_nccl_log("NCCL version 2.18.3+cuda12.2\n")}, {8, parse_nccl_log("NCCL version 2.18.3+cuda12.2\n")}},
+      false);
   EXPECT_FALSE(find(same, "NCCL_VERSION_MISMATCH"));
 }
 
