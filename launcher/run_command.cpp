@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <mpi.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -166,6 +167,10 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
   if (may_use_nccl) env.nccl_log = read_nccl_debug_capture();
   const std::vector<report::RankEnv> envs = gather_env(env);
   const std::string instance_type = resolve_instance_type(cmd.verdict, env.instance_type);
+  // What a regression hunt after an AMI update wants to see side by side.
+  for (const auto& [k, v] : env.versions) record.header.world.versions.try_emplace(k, v);
+  if (!env.ofi_plugin.empty()) record.header.world.versions.try_emplace("ofi_plugin", env.ofi_plugin);
+  if (utsname u{}; uname(&u) == 0) record.header.world.versions.try_emplace("kernel", u.release);
   record.header.world.instance_type = instance_type;
   if (rank == 0) {
     auto& h = record.header;

@@ -57,7 +57,15 @@ std::optional<std::optional<ParsedPlacement>> placement(const std::vector<std::s
   return std::optional<ParsedPlacement>{p};
 }
 
-std::optional<ParsedRow> parse_row(const std::vector<std::string>& t) {
+// nccl-tests -T appends the time of the row ("2025-03-01 12:00:00"); it is not a measurement.
+std::vector<std::string> without_timestamp(std::vector<std::string> t) {
+  static const std::regex kDate(R"(\d{4}-\d{2}-\d{2})"), kTime(R"(\d{2}:\d{2}:\d{2})");
+  if (t.size() >= 2 && std::regex_match(t[t.size() - 2], kDate) && std::regex_match(t.back(), kTime)) t.resize(t.size() - 2);
+  return t;
+}
+
+std::optional<ParsedRow> parse_row(std::vector<std::string> t) {
+  t = without_timestamp(std::move(t));
   if (t.size() < 11) return std::nullopt;
   auto bytes = number<std::uint64_t>(t[0]), count = number<std::uint64_t>(t[1]);
   if (!bytes || !count || !one_of(t[2], kTypes)) return std::nullopt;

@@ -77,6 +77,18 @@ TEST(Parser, SrunLabelsAndTruncatedLogs) {
   EXPECT_FALSE(one[0].out_of_bounds.has_value());
 }
 
+TEST(Parser, TimestampColumnAndMalformedRowsWithLineNumbers) {
+  const auto out = parse_nccl_tests_output(
+      "        1024           256     float     sum      -1    10.00    0.10    0.19       0    10.00    0.10    0.19"
+      "       0  2025-03-01 12:00:00\n"
+      "# comment\n"
+      "        2048           512     float     sum      -1    10.00    0.2\n");
+  ASSERT_EQ(out.tables.size(), 1u);
+  EXPECT_EQ(out.tables[0].rows.size(), 1u);
+  ASSERT_EQ(out.malformed.size(), 1u);
+  EXPECT_EQ(out.malformed[0].line, 3);
+}
+
 TEST(Parser, IgnoresLinesThatOnlyLookNumeric) {
   const auto t = parse_nccl_tests("12 34 float\n1 2 3 4 5 6 7 8 9 10 11\nnothing here\n");
   EXPECT_TRUE(t.empty());

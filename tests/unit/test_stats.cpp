@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/case_summary.h"
+#include "reports/result_verdicts.h"
 #include "reports/stats.h"
 
 namespace collbench::report {
@@ -59,6 +60,25 @@ TEST(CaseSummary, BandwidthFromMeanTimeAndMediansPerRankAndNode) {
   EXPECT_EQ(c.node_median_us[1].node, "b");
   EXPECT_NEAR(c.node_median_us[1].median_us, 3000, 1e-9);
   EXPECT_EQ(c.group.ranks, (std::vector<int>{0, 1}));
+}
+
+TEST(ResultFindings, WrongExactAndUnchecked) {
+  CaseResult ok, bad, unchecked;
+  ok.wrong = 0;
+  bad.wrong = 4;
+  bad.op = "all_to_all";
+  const auto codes = [](const std::vector<Finding>& fs) {
+    std::vector<std::string> out;
+    for (const auto& f : fs) out.push_back(f.code);
+    return out;
+  };
+  EXPECT_EQ(codes(result_findings({ok, ok})), std::vector<std::string>{"RESULTS_EXACT"});
+  const auto with_bad = result_findings({ok, bad});
+  EXPECT_EQ(codes(with_bad), std::vector<std::string>{"WRONG_RESULTS"});
+  EXPECT_EQ(with_bad[0].tag, Tag::Fail);
+  EXPECT_NE(with_bad[0].message.find("4 wrong elements in 1 of 2 cases; first: all_to_all"), std::string::npos);
+  EXPECT_EQ(codes(result_findings({ok, unchecked})), (std::vector<std::string>{"RESULTS_EXACT", "RESULTS_UNCHECKED"}));
+  EXPECT_EQ(codes(result_findings({unchecked})), std::vector<std::string>{"RESULTS_UNCHECKED"});
 }
 
 }  // namespace collbench::report
