@@ -24,6 +24,7 @@
 #include "launcher/world.h"
 #include "launcher/run_json.h"
 #include "reports/case_summary.h"
+#include "reports/references.h"
 #include "reports/findings.h"
 #include "reports/journal.h"
 #include "reports/compare.h"
@@ -203,11 +204,11 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
     Finding hang{"COLLECTIVE_HANG", Tag::Fail, Priority::P0,
                  fmt::format("rank {} (host {}): {} did not finish within --timeout {:g} s", rank, this_host(), what,
                              limit),
-                 "references/debugging-guide.md \u00a7 1 NCCL Timeout / Rendezvous Hang"};
+                 report::ref::kTimeoutHang};
     std::fprintf(stderr, "%s\n", report::render_finding(hang, false).c_str());
     if (rank == 0) {
       std::lock_guard lock(record.mutex);
-      std::printf("%s\n", report::render_finding(hang, color).c_str());
+      std::printf("%s\n%s", report::render_finding(hang, color).c_str(), report::render_summary({hang}, color).c_str());
       try {
         record.save({hang}, {false, hang.message, 0, kExitCouldNotRun});
       } catch (const std::exception& e) {

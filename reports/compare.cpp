@@ -1,4 +1,6 @@
 #include "reports/compare.h"
+#include "reports/references.h"
+#include "reports/text_table.h"
 
 #include <fmt/format.h>
 
@@ -36,16 +38,6 @@ std::string world_text(const json& doc, const char* key) {
   return w[key].is_string() ? w[key].get<std::string>() : w[key].dump();
 }
 
-std::string size_text(std::uint64_t b) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (u < 4 && b >= 1024 && b % 1024 == 0) {
-    b /= 1024;
-    ++u;
-  }
-  return fmt::format("{} {}", b, kUnits[u]);
-}
-
 void add_setup_mismatches(const json& base, const json& cur, Comparison& out) {
   for (const char* key : {"ranks", "instance_type", "backend"}) {
     const std::string a = world_text(base, key), b = world_text(cur, key);
@@ -81,7 +73,7 @@ void add_findings(Comparison& out, double tolerance) {
   for (const auto& m : out.mismatches)
     out.findings.push_back({"BASELINE_MISMATCH", Tag::Warn, Priority::P2,
                             m + "; cases were not compared blindly: rerun the baseline with the same setup", ""});
-  const std::string ref = "references/performance-testing.md \u00a7 Multi-Node AllReduce Test";
+  const std::string pointer = ref::kMultiNode;
   const std::string context = changes.empty() ? "" : " (versions changed: " + changes + ")";
   int worse = 0, compared = 0;
   for (const auto& c : out.cases) {
@@ -91,12 +83,12 @@ void add_findings(Comparison& out, double tolerance) {
                     c.placement, size_text(c.bytes), c.base_busbw, c.cur_busbw, 100 * c.rel_change, c.z);
     if (c.verdict == Change::Worse) {
       ++worse;
-      out.findings.push_back({"REGRESSION", Tag::Fail, Priority::P1, evidence + context, ref});
+      out.findings.push_back({"REGRESSION", Tag::Fail, Priority::P1, evidence + context, pointer});
     } else if (c.verdict == Change::Inconclusive) {
       out.findings.push_back({"REGRESSION_INCONCLUSIVE", Tag::Warn, Priority::P2,
                               evidence + ": beyond the tolerance but within the noise; rerun both with more "
                                          "iterations (-n 100 or -n auto)",
-                              ref});
+                              pointer});
     }
   }
   if (compared > 0 && worse == 0)

@@ -1,4 +1,5 @@
 #include "reports/env_audit.h"
+#include "reports/references.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -101,13 +102,13 @@ namespace {
 
 using Ranks = std::vector<const RankEnv*>;
 
-const char* kEnvRef = "references/operations.md \u00a7 7 Environment Variable Quick Reference";
-const char* kEfaConfigRef = "references/debugging-guide.md \u00a7 6 EFA Configuration";
-const char* kHardwareRef = "references/debugging-guide.md \u00a7 7 Node Hardware Failures";
-const char* kVersionRef = "references/debugging-guide.md \u00a7 10 NCCL Version Mismatch";
-const char* kShmRef = "references/debugging-guide.md \u00a7 15 Stale Shared Memory";
-const char* kMemlockRef = "references/debugging-guide.md \u00a7 17 RDMA Memory Registration Failure";
-const char* kDebugRef = "references/performance-testing.md \u00a7 NCCL_DEBUG=INFO Performance Impact";
+const char* const kEnvRef = ref::kEnvVars;
+const char* const kEfaConfigRef = ref::kEfaConfig;
+const char* const kHardwareRef = ref::kHardware;
+const char* const kVersionRef = ref::kVersionMismatch;
+const char* const kShmRef = ref::kStaleShm;
+const char* const kMemlockRef = ref::kMemlock;
+const char* const kDebugRef = ref::kDebugImpact;
 
 // "all 16 processes", or "the one process".
 std::string processes(std::size_t n) { return n == 1 ? "the one process" : fmt::format("all {} processes", n); }

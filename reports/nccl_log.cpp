@@ -1,4 +1,5 @@
 #include "reports/nccl_log.h"
+#include "reports/references.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,12 +15,12 @@ namespace {
 constexpr std::size_t kMaxWarnings = 32;
 constexpr std::size_t kMaxQuote = 120;
 
-const char* kTcpFallbackRef = "references/debugging-guide.md \u00a7 13 EFA TCP Fallback";
-const char* kEfaConfigRef = "references/debugging-guide.md \u00a7 6 EFA Configuration";
-const char* kRegFailRef = "references/debugging-guide.md \u00a7 17 RDMA Memory Registration Failure";
-const char* kShmRef = "references/debugging-guide.md \u00a7 15 Stale Shared Memory";
-const char* kVersionRef = "references/debugging-guide.md \u00a7 10 NCCL Version Mismatch";
-const char* kErrorPatternsRef = "references/error-patterns-quick-ref.md";
+const char* const kTcpFallbackRef = ref::kTcpFallback;
+const char* const kEfaConfigRef = ref::kEfaConfig;
+const char* const kRegFailRef = ref::kMemlock;
+const char* const kShmRef = ref::kStaleShm;
+const char* const kVersionRef = ref::kVersionMismatch;
+const char* const kErrorPatternsRef = ref::kErrorPatterns;
 
 std::string lower(std::string_view s) {
   std::string out(s);

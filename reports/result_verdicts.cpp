@@ -1,4 +1,5 @@
 #include "reports/result_verdicts.h"
+#include "reports/references.h"
 
 #include <fmt/format.h>
 
@@ -20,7 +21,7 @@ std::vector<Finding> result_findings(const std::vector<CaseResult>& cases) {
     out.push_back({"WRONG_RESULTS", Tag::Fail, Priority::P0,
                    fmt::format("{} wrong elements in {} of {} cases; first: {} {} {} {} B (expected exact results)",
                                wrong, bad, cases.size(), first->op, first->dtype, first->placement, first->bytes),
-                   "references/debugging-guide.md \u00a7 7 Node Hardware Failures"});
+                   ref::kHardware});
   else if (cases.size() > static_cast<std::size_t>(unchecked))
     out.push_back({"RESULTS_EXACT", Tag::Pass, Priority::None,
                    fmt::format("every checked element of {} cases was exact", cases.size() - unchecked), ""});

@@ -1,4 +1,6 @@
 #include "reports/threshold_verdicts.h"
+#include "reports/references.h"
+#include "reports/text_table.h"
 
 #include <fmt/format.h>
 
@@ -11,16 +13,6 @@ namespace {
 bool applies(const ThresholdRow& row, int nodes) {
   if (row.scope == "node") return nodes == 1;
   return nodes >= row.min_nodes && (row.max_nodes == 0 || nodes <= row.max_nodes);
-}
-
-std::string size_text(std::uint64_t b) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (u < 4 && b >= 1024 && b % 1024 == 0) {
-    b /= 1024;
-    ++u;
-  }
-  return fmt::format("{} {}", b, kUnits[u]);
 }
 
 std::string where(const RunSpan& span) {
@@ -46,8 +38,7 @@ const CaseResult* pick(const std::vector<CaseResult>& cases, const ThresholdRow&
 }
 
 std::string reference(const ThresholdRow& row) {
-  return row.scope == "node" ? "references/performance-testing.md \u00a7 Single-Node Baseline Test"
-                             : "references/performance-testing.md \u00a7 Multi-Node AllReduce Test";
+  return row.scope == "node" ? ref::kSingleNode : ref::kMultiNode;
 }
 
 }  // namespace

@@ -1,7 +1,5 @@
 // End to end: the real collbench binary under a real mpirun, on the mpi backend.
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "collbench_process.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -16,17 +14,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using collbench::e2e::describe;
+using collbench::e2e::Result;
+using collbench::e2e::slurp;
 
 std::string hostname() {
   char buf[256] = {};
@@ -34,41 +24,10 @@ std::string hostname() {
   return buf;
 }
 
-class E2E : public ::testing::Test {
+class E2E : public collbench::e2e::CollbenchTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("collbench-e2e-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  // Runs `collbench ARGS` (under mpirun with `np` ranks when np > 0).
-  Result run(int np, const std::string& args) {
-    const std::string env =
-        "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
-        "OMPI_MCA_rmaps_base_oversubscribe=1 ";
-    const std::string launch =
-        np > 0 ? std::string(COLLBENCH_MPIEXEC) + " -np " + std::to_string(np) + " " : std::string();
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string cmd = env + launch + COLLBENCH_BIN + " " + args + " >" + out.string() + " 2>" + err.string() +
-                            " </dev/null";
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
-
-  fs::path dir_;
+  Result run(int np, const std::string& args) { return collbench(args, np); }
 };
-
-std::string describe(const Result& r) { return "exit " + std::to_string(r.code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err; }
 
 const char* kSweep = "run --ops all -b 8 -e 32K -f 8 -n 3 -w 1 --no-progress";
 

@@ -1,8 +1,6 @@
 // End to end: collbench analyze / compare / thresholds derive on real published nccl-tests
 // outputs (tests/fixtures/nccl-tests), and verdicts on a real run.
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "collbench_process.h"
 
 #include <filesystem>
 #include <fstream>
@@ -14,49 +12,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using collbench::e2e::describe;
+using collbench::e2e::Result;
+using collbench::e2e::slurp;
 
 const fs::path kFixtures = fs::path(COLLBENCH_FIXTURES) / "nccl-tests";
 
-class Verdicts : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("collbench-verdicts-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  Result collbench(const std::string& args, int np = 0) {
-    const std::string env =
-        "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
-        "OMPI_MCA_rmaps_base_oversubscribe=1 ";
-    const std::string launch = np > 0 ? std::string(COLLBENCH_MPIEXEC) + " -np " + std::to_string(np) + " " : "";
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const int status = std::system((env + launch + COLLBENCH_BIN + " " + args + " >" + out.string() + " 2>" +
-                                    err.string() + " </dev/null")
-                                       .c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
-  }
-
-  fs::path dir_;
-};
-
-std::string describe(const Result& r) { return "exit " + std::to_string(r.code) + "\n" + r.out + "\n" + r.err; }
+using Verdicts = collbench::e2e::CollbenchTest;
 
 int issues_found(const std::string& out) {
   std::smatch m;

@@ -1,0 +1,20 @@
+// The reference pointers of the hyperpod-nccl skill that findings point at (finding-scheme.md):
+// one place for each, spelled exactly as the pages head their sections.
+#pragma once
+
+namespace collbench::report::ref {
+
+inline constexpr const char* kTimeoutHang = "references/debugging-guide.md \u00a7 1 NCCL Timeout / Rendezvous Hang";
+inline constexpr const char* kEfaConfig = "references/debugging-guide.md \u00a7 6 EFA Configuration";
+inline constexpr const char* kHardware = "references/debugging-guide.md \u00a7 7 Node Hardware Failures";
+inline constexpr const char* kVersionMismatch = "references/debugging-guide.md \u00a7 10 NCCL Version Mismatch";
+inline constexpr const char* kTcpFallback = "references/debugging-guide.md \u00a7 13 EFA TCP Fallback";
+inline constexpr const char* kStaleShm = "references/debugging-guide.md \u00a7 15 Stale Shared Memory";
+inline constexpr const char* kMemlock = "references/debugging-guide.md \u00a7 17 RDMA Memory Registration Failure";
+inline constexpr const char* kEnvVars = "references/operations.md \u00a7 7 Environment Variable Quick Reference";
+inline constexpr const char* kErrorPatterns = "references/error-patterns-quick-ref.md";
+inline constexpr const char* kSingleNode = "references/performance-testing.md \u00a7 Single-Node Baseline Test";
+inline constexpr const char* kMultiNode = "references/performance-testing.md \u00a7 Multi-Node AllReduce Test";
+inline constexpr const char* kDebugImpact = "references/performance-testing.md \u00a7 NCCL_DEBUG=INFO Performance Impact";
+
+}  // namespace collbench::report::ref
