@@ -49,8 +49,7 @@ struct RunOptions {
   int gpus = 1;  // -g: GPUs driven by each process (nccl)
   double timeout_s = 300.0;
   std::string json_path;
-  bool progress = true;        // on stderr, and only when it is a terminal
-  std::string color = "auto";  // auto | always | never: colour on the finding tags
+  bool progress = true;  // on stderr, and only when it is a terminal
   FaultInjection inject;
 };
 

@@ -106,7 +106,7 @@ int analyze_command(const Command& cmd) {
     all.insert(all.end(), v.findings.begin(), v.findings.end());
   }
   std::fputs(report::render_summary(all, color).c_str(), stdout);
-  return verdict_exit_code(all, cmd.verdict.fail_on_warn);
+  return report::exit_code_for(all, cmd.verdict.fail_on_warn);
 }
 
 }  // namespace collbench

@@ -118,7 +118,6 @@ Command parse_command_line(const std::vector<std::string>& args) {
   finish_verdict_options(cmd.verdict, raw);
   if (run->parsed()) {
     finish_run_options(cmd.run, raw);
-    cmd.run.color = cmd.verdict.color;
     cmd.tolerance = parse_fraction(tolerance, "--tolerance");
     cmd.kind = Command::Kind::Run;
   } else if (analyze->parsed()) {

@@ -15,7 +15,7 @@ int compare_command(const Command& cmd) {
   std::fputs(report::render_comparison(result).c_str(), stdout);
   std::fputs(report::render_findings(result.findings, color).c_str(), stdout);
   std::fputs(report::render_summary(result.findings, color).c_str(), stdout);
-  return verdict_exit_code(result.findings, cmd.verdict.fail_on_warn);
+  return report::exit_code_for(result.findings, cmd.verdict.fail_on_warn);
 }
 
 }  // namespace collbench

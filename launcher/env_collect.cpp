@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "bench/mpi_check.h"
+#include "launcher/world.h"
 #include "reports/instance_types.h"
 #include "reports/nccl_log.h"
 
@@ -125,25 +126,6 @@ int visible_gpus(const std::string& dev_dir) {
 }
 
 // Every process's string, on rank 0 (the pattern of launcher/world.cpp, on a private communicator).
-std::vector<std::string> gather_json_strings(const std::string& mine) {
-  int rank = 0, size = 1;
-  MPI_Comm comm = dup_world(&rank, &size);
-  int len = static_cast<int>(mine.size());
-  std::vector<int> lens(rank == 0 ? size : 0), offsets(rank == 0 ? size : 0);
-  MPI_CHECK(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm));
-  int total = 0;
-  for (std::size_t i = 0; i < lens.size(); ++i) {
-    offsets[i] = total;
-    total += lens[i];
-  }
-  std::string all(static_cast<std::size_t>(total), '\0');
-  MPI_CHECK(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0, comm));
-  MPI_Comm_free(&comm);
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < lens.size(); ++i) out.push_back(all.substr(offsets[i], lens[i]));
-  return out;
-}
-
 }  // namespace
 
 std::string read_instance_type(const std::string& dmi_product_name) {
@@ -256,7 +238,7 @@ report::RankEnv collect_local_env(int rank, const CollectOptions& options) {
 }
 
 std::vector<report::RankEnv> gather_env(const report::RankEnv& mine) {
-  const auto parts = gather_json_strings(report::to_json(mine).dump());
+  const auto parts = gather_strings(report::to_json(mine).dump());
   if (parts.empty()) return {mine};
   std::vector<report::RankEnv> all;
   for (const auto& part : parts) all.push_back(report::rank_env_from_json(nlohmann::json::parse(part)));

@@ -199,7 +199,7 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
     std::fflush(stdout);
   }
 
-  const bool color = use_color(opts.color);
+  const bool color = use_color(cmd.verdict.color);
   Watchdog watchdog([&](const std::string& what, double limit) {
     Finding hang{"COLLECTIVE_HANG", Tag::Fail, Priority::P0,
                  fmt::format("rank {} (host {}): {} did not finish within --timeout {:g} s", rank, this_host(), what,
@@ -257,7 +257,7 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
     }
     std::fputs(report::render_findings(findings, color).c_str(), stdout);
     std::fputs(report::render_summary(findings, color).c_str(), stdout);
-    exit_code = verdict_exit_code(findings, cmd.verdict.fail_on_warn);
+    exit_code = report::exit_code_for(findings, cmd.verdict.fail_on_warn);
     try {
       record.save(findings, {true, "", 0, exit_code});
     } catch (const std::exception& e) {

@@ -56,12 +56,6 @@ std::vector<Finding> threshold_findings(const VerdictOptions& v, const std::stri
   return report::judge_thresholds(cases, *t, span);
 }
 
-int verdict_exit_code(const std::vector<Finding>& findings, bool fail_on_warn) {
-  for (const auto& f : findings)
-    if (f.tag == report::Tag::Fail || (fail_on_warn && f.tag == report::Tag::Warn)) return kExitFailed;
-  return kExitOk;
-}
-
 bool is_terminal(int fd) {
   for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "SLURM_STEP_ID"})
     if (std::getenv(var) != nullptr) return false;

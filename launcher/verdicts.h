@@ -26,9 +26,6 @@ std::optional<report::InstanceThresholds> thresholds_for(const VerdictOptions& v
 // The installed thresholds/ folder.
 std::string default_thresholds_dir();
 
-// 3 when a FAIL (or, with --fail-on warn, a WARN) is among the findings, else 0.
-int verdict_exit_code(const std::vector<report::Finding>& findings, bool fail_on_warn);
-
 // MPI launchers hand ranks a pseudo-terminal even when their output goes to a file, so a terminal
 // seen under a launcher proves nothing.
 bool is_terminal(int fd);

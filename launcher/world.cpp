@@ -8,30 +8,24 @@
 #include "bench/mpi_check.h"
 
 namespace collbench {
-namespace {
-
-// Every process's string, on rank 0.
 std::vector<std::string> gather_strings(const std::string& mine) {
   int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm comm = dup_world(&rank, &size);
   int len = static_cast<int>(mine.size());
   std::vector<int> lens(rank == 0 ? size : 0), offsets(rank == 0 ? size : 0);
-  MPI_CHECK(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD));
+  MPI_CHECK(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm));
   int total = 0;
-  for (int i = 0; i < static_cast<int>(lens.size()); ++i) {
+  for (std::size_t i = 0; i < lens.size(); ++i) {
     offsets[i] = total;
     total += lens[i];
   }
   std::string all(static_cast<std::size_t>(total), '\0');
-  MPI_CHECK(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0,
-                        MPI_COMM_WORLD));
+  MPI_CHECK(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0, comm));
+  MPI_Comm_free(&comm);
   std::vector<std::string> out;
-  for (int i = 0; i < static_cast<int>(lens.size()); ++i) out.push_back(all.substr(offsets[i], lens[i]));
+  for (std::size_t i = 0; i < lens.size(); ++i) out.push_back(all.substr(offsets[i], lens[i]));
   return out;
 }
-
-}  // namespace
 
 std::vector<report::NodeInfo> group_nodes(const std::vector<report::RankInfo>& ranks) {
   std::vector<report::NodeInfo> nodes;

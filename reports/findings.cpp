@@ -41,9 +41,9 @@ std::string render_finding(const Finding& f, bool color) {
   return out;
 }
 
-int exit_code_for(const std::vector<Finding>& findings) {
+int exit_code_for(const std::vector<Finding>& findings, bool fail_on_warn) {
   for (const auto& f : findings)
-    if (f.tag == Tag::Fail) return 3;
+    if (f.tag == Tag::Fail || (fail_on_warn && f.tag == Tag::Warn)) return 3;
   return 0;
 }
 

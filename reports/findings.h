@@ -24,7 +24,8 @@ std::string priority_name(Priority p);  // "P0", or "" for None
 // "[FAIL] WRONG_RESULTS (P0): ... → references/debugging-guide.md § 7 Node Hardware Failures"
 std::string render_finding(const Finding& f, bool color);
 
-// Exit code for a finished run: 3 when any finding is a FAIL, else 0.
-int exit_code_for(const std::vector<Finding>& findings);
+// Exit code for a finished run: 3 when a FAIL (with fail_on_warn, a WARN too) is among the
+// findings, else 0.
+int exit_code_for(const std::vector<Finding>& findings, bool fail_on_warn = false);
 
 }  // namespace collbench::report

@@ -100,7 +100,9 @@ TEST(Compare, VersionChangesAreListedNextToTheVerdict) {
   EXPECT_EQ(c.version_changes[0], "nccl 2.27.7 -> 2.28.9");
   EXPECT_TRUE(has(c, "VERSIONS_CHANGED"));
   for (const auto& f : c.findings)
-    if (f.code == "REGRESSION") EXPECT_NE(f.message.find("2.27.7 -> 2.28.9"), std::string::npos) << f.message;
+    if (f.code == "REGRESSION") {
+      EXPECT_NE(f.message.find("2.27.7 -> 2.28.9"), std::string::npos) << f.message;
+    }
 }
 
 }  // namespace collbench::report
