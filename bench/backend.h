@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bench/collectives.h"
+#include "bench/errors.h"
 #include "bench/options.h"
 #include "kernels/pattern.h"
 
@@ -60,6 +61,12 @@ class Backend {
   virtual std::int64_t count_wrong(const CallShape& call, std::uint64_t seed) = 0;
   // Test hook: spoil one result element on local rank 0.
   virtual void corrupt_result(const CallShape& call) = 0;
+
+  // Collective: this process's share of a backend over the processes with the same `color`
+  // (node or rail groups, measured concurrently). Ranks keep their order.
+  virtual std::unique_ptr<Backend> split(int /*color*/) {
+    throw RunError("--scope node|rail: the " + name() + " backend cannot split its communicator yet; use --scope world");
+  }
 };
 
 // The pattern spec of local rank `local` for this call.

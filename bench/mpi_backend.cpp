@@ -63,6 +63,18 @@ std::uint64_t host_memory_available() {
 
 MpiBackend::MpiBackend() : comm_(dup_world(&rank_, &size_)) {}
 
+MpiBackend::MpiBackend(MPI_Comm comm) : comm_(comm) {
+  MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
+  MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+  MPI_CHECK(MPI_Comm_size(comm_, &size_));
+}
+
+std::unique_ptr<Backend> MpiBackend::split(int color) {
+  MPI_Comm sub = MPI_COMM_NULL;
+  MPI_CHECK(MPI_Comm_split(comm_, color, rank_, &sub));
+  return std::unique_ptr<Backend>(new MpiBackend(sub));
+}
+
 MpiBackend::~MpiBackend() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }

@@ -31,8 +31,11 @@ class MpiBackend final : public Backend {
   void run(const CallShape& call, int iters, LocalSamples* samples) override;
   std::int64_t count_wrong(const CallShape& call, std::uint64_t seed) override;
   void corrupt_result(const CallShape& call) override;
+  std::unique_ptr<Backend> split(int color) override;
 
  private:
+  explicit MpiBackend(MPI_Comm comm);  // takes ownership
+
   struct FreeDeleter {
     void operator()(void* p) const;
   };

@@ -11,6 +11,8 @@ namespace collbench {
 
 enum class Placement : std::uint8_t { OutOfPlace, InPlace };
 enum class BackendKind : std::uint8_t { Auto, Nccl, Mpi };
+// Which ranks run each collective: all of them, each node's ranks, or local rank i of every node.
+enum class Scope : std::uint8_t { World, Node, Rail };
 
 // How many timed iterations per case: a fixed count, or adaptive (stop when the relative standard
 // error of the mean falls under max_noise, after min_samples and min_time, or at max_time).
@@ -47,6 +49,7 @@ struct RunOptions {
   std::string rank_reduce = "mean";  // mean | max | min | rank0
   BackendKind backend = BackendKind::Auto;
   int gpus = 1;  // -g: GPUs driven by each process (nccl)
+  Scope scope = Scope::World;
   double timeout_s = 300.0;
   std::string json_path;
   bool progress = true;  // on stderr, and only when it is a terminal

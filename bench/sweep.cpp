@@ -51,7 +51,7 @@ std::optional<std::int64_t> check_pass(const RunOptions& opts, const CallShape& 
       backend.corrupt_result(call);
     wrong += backend.count_wrong(call, case_seed(index, c));
   }
-  return control.sum(wrong);
+  return wrong;  // this process's ranks only; run_sweep gathers them
 }
 
 }  // namespace
@@ -91,10 +91,15 @@ void run_sweep(const Plan& plan, const RunOptions& opts, Backend& backend, Contr
       std::vector<double> flat;
       for (const auto& s : samples) flat.insert(flat.end(), s.begin(), s.end());
       const std::vector<double> all = control.gather_to_root(flat);
+      const std::vector<double> wrongs = control.gather_to_root(std::vector<double>{wrong ? double(*wrong) : -1.0});
       watchdog.disarm();
 
       if (control.rank() == 0) {
-        CaseMeasurement m{index, &row, placement, {}, wrong, stop};
+        CaseMeasurement m{index, &row, placement, {}, {}, std::nullopt, stop};
+        for (double w : wrongs) {
+          m.wrong_by_process.push_back(w < 0 ? std::nullopt : std::optional<std::int64_t>(std::int64_t(w)));
+          if (w >= 0) m.wrong = m.wrong.value_or(0) + std::int64_t(w);
+        }
         const std::size_t iters = samples.empty() ? 0 : samples[0].size();
         const std::size_t ranks = iters == 0 ? 0 : all.size() / iters;
         m.samples_s.resize(ranks);

@@ -20,7 +20,8 @@ struct CaseMeasurement {
   const CaseRow* row = nullptr;
   Placement placement = Placement::OutOfPlace;
   std::vector<std::vector<double>> samples_s;  // [global rank][iteration], seconds
-  std::optional<std::int64_t> wrong;             // summed over ranks; nullopt when not checkable
+  std::vector<std::optional<std::int64_t>> wrong_by_process;  // nullopt when not checkable
+  std::optional<std::int64_t> wrong;                          // summed over every process
   StopReason stop = StopReason::Fixed;
 };
 

@@ -106,6 +106,10 @@ void add_run_options(CLI::App& run, RunOptions& o, std::map<std::string, std::st
       ->capture_default_str();
   run.add_option("--backend", raw["backend"], "auto (nccl when a GPU is visible, else mpi), nccl or mpi")
       ->default_str("auto");
+  run.add_option("--scope", raw["scope"],
+                 "world (every rank in one collective), node (each node's ranks, all nodes at once) or rail (local "
+                 "rank i of every node, all rails at once)")
+      ->default_str("world");
   run.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process (nccl backend)")->capture_default_str();
   run.add_option("--timeout", o.timeout_s, "Seconds one case may take before the run is ended as hung")
       ->capture_default_str();
@@ -157,6 +161,11 @@ void finish_run_options(RunOptions& o, std::map<std::string, std::string>& raw) 
   if (!(o.timeout_s > 0)) throw UsageError("--timeout must be a positive number of seconds");
   if (o.rank_reduce != "mean" && o.rank_reduce != "max" && o.rank_reduce != "min" && o.rank_reduce != "rank0")
     throw UsageError(fmt::format("--rank-reduce '{}': use mean, max, min or rank0", o.rank_reduce));
+  const std::string& scope = raw["scope"];
+  if (scope == "node") o.scope = Scope::Node;
+  else if (scope == "rail") o.scope = Scope::Rail;
+  else if (!scope.empty() && scope != "world")
+    throw UsageError(fmt::format("--scope '{}': use world, node or rail", scope));
   const std::string& backend = raw["backend"];
   if (backend == "nccl") o.backend = BackendKind::Nccl;
   else if (backend == "mpi") o.backend = BackendKind::Mpi;

@@ -20,6 +20,7 @@
 #include "bench/mpi_control.h"
 #include "bench/sweep.h"
 #include "launcher/env_collect.h"
+#include "launcher/groups.h"
 #include "launcher/verdicts.h"
 #include "launcher/world.h"
 #include "launcher/run_json.h"
@@ -88,7 +89,8 @@ int agree(Control& control, const std::function<void()>& step) {
   return worst;
 }
 
-report::RawCase raw_case(const CaseMeasurement& m, int world_ranks) {
+// What every group's result of this case shares; samples, checks and busbw factor are per group.
+report::RawCase raw_case(const CaseMeasurement& m) {
   const CaseRow& row = *m.row;
   const auto& info = collective_info(row.coll);
   report::RawCase raw;
@@ -100,17 +102,37 @@ report::RawCase raw_case(const CaseMeasurement& m, int world_ranks) {
   raw.bytes = row.bytes;
   raw.count = row.counts.param;
   raw.requested_bytes = row.requested_bytes;
-  raw.busbw_factor = info.busbw_factor(world_ranks);
-  raw.samples_s = &m.samples_s;
-  raw.wrong = m.wrong;
   raw.stop_reason = stop_reason_name(m.stop);
   return raw;
+}
+
+// World cases are judged as a whole; each node group as one node; rail groups have no thresholds.
+std::vector<Finding> scope_threshold_findings(const VerdictOptions& v, const std::string& instance_type,
+                                              const std::vector<report::CaseResult>& cases,
+                                              const report::WorldInfo& world, const GroupLayout& layout) {
+  if (layout.scope == "rail")
+    return {report::thresholds_skipped("rail groups are judged against each other, not against thresholds")};
+  if (layout.scope == "world") {
+    report::RunSpan span{static_cast<int>(world.nodes.size()), world.ranks, {}};
+    for (const auto& n : world.nodes) span.hosts.push_back(n.name);
+    return threshold_findings(v, instance_type, cases, span);
+  }
+  std::vector<Finding> out;
+  for (std::size_t g = 0; g < layout.groups.size(); ++g) {
+    std::vector<report::CaseResult> mine;
+    for (const auto& c : cases)
+      if (c.group.id == static_cast<int>(g)) mine.push_back(c);
+    for (auto& c : mine) c.group.scope = "world";  // one node's collective is that node's whole world
+    const report::RunSpan span{1, static_cast<int>(layout.groups[g].ranks.size()), {layout.labels[g]}};
+    for (auto& f : threshold_findings(v, instance_type, mine, span)) out.push_back(std::move(f));
+  }
+  return out;
 }
 
 // Every finding of a finished run: environment, results, thresholds, and the baseline when one is
 // given.
 std::vector<Finding> run_findings(const Command& cmd, const Record& record, const std::string& instance_type,
-                                  const std::vector<report::RankEnv>& envs) {
+                                  const std::vector<report::RankEnv>& envs, const GroupLayout& layout) {
   const auto& world = record.header.world;
   const auto thresholds = thresholds_for(cmd.verdict, instance_type);
   report::AuditContext ctx;
@@ -121,9 +143,8 @@ std::vector<Finding> run_findings(const Command& cmd, const Record& record, cons
   ctx.gpus_per_process = world.gpus_per_process;
   std::vector<Finding> findings = report::audit_environment(envs, ctx);
   for (auto& f : result_findings(record.cases)) findings.push_back(std::move(f));
-  report::RunSpan span{static_cast<int>(world.nodes.size()), world.ranks, {}};
-  for (const auto& n : world.nodes) span.hosts.push_back(n.name);
-  for (auto& f : threshold_findings(cmd.verdict, instance_type, record.cases, span)) findings.push_back(std::move(f));
+  for (auto& f : scope_threshold_findings(cmd.verdict, instance_type, record.cases, world, layout))
+    findings.push_back(std::move(f));
   if (!cmd.baseline.empty()) {
     const nlohmann::json current = report::run_document(record.header, record.cases, {}, {});
     const auto comparison = report::compare_runs(read_run_json(cmd.baseline), current, cmd.tolerance);
@@ -149,7 +170,19 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
   BackendChoice choice;
   Plan plan;
   if (int code = agree(control, [&] { choice = make_backend(opts); })) return code;
-  Backend& backend = *choice.backend;
+  Record record;
+  record.header.world = describe_world(*choice.backend, choice.reason);
+
+  // --scope node|rail: every group runs its own collective, all groups at once.
+  GroupLayout layout;
+  std::unique_ptr<Backend> group_backend;
+  if (int code = agree(control, [&] {
+        layout = make_layout(opts.scope, record.header.world);
+        if (opts.scope != Scope::World)
+          group_backend = choice.backend->split(layout.group_of_rank[static_cast<std::size_t>(choice.backend->first_rank())]);
+      }))
+    return code;
+  Backend& backend = group_backend ? *group_backend : *choice.backend;
   if (int code = agree(control, [&] {
         plan = make_plan(opts, backend.world_ranks());
         check_supported(plan, backend);
@@ -163,8 +196,6 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
       }))
     return code;
 
-  Record record;
-  record.header.world = describe_world(backend, choice.reason);
   if (may_use_nccl) env.nccl_log = read_nccl_debug_capture();
   const std::vector<report::RankEnv> envs = gather_env(env);
   const std::string instance_type = resolve_instance_type(cmd.verdict, env.instance_type);
@@ -222,19 +253,26 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
     _exit(kExitCouldNotRun);
   });
 
-  report::TableStream table(plan.placements.size());
+  // World tables stream as rows complete; group tables are printed per group at the end.
+  std::vector<report::TableStream> tables(layout.groups.size(), report::TableStream(plan.placements.size()));
+  std::vector<std::string> group_text(layout.groups.size());
   const bool progress = rank == 0 && opts.progress && is_terminal(2);
   try {
     run_sweep(plan, opts, backend, control, watchdog, [&](const CaseMeasurement& m) {
-      report::CaseResult c = report::summarize_case(raw_case(m, backend.world_ranks()), how,
-                                                    record.header.world.nodes);
+      auto results = results_by_group(m, raw_case(m),
+                                      collective_info(m.row->coll).busbw_factor, layout, record.header.world, how);
       std::lock_guard lock(record.mutex);
-      if (record.journal) record.journal->append(c);
-      record.cases.push_back(std::move(c));
+      for (auto& c : results) {
+        if (record.journal) record.journal->append(c);
+        const auto g = static_cast<std::size_t>(c.group.id);
+        const std::string text = tables[g].add(c);
+        if (layout.scope == "world") std::fputs(text.c_str(), stdout);
+        else group_text[g] += text;
+        record.cases.push_back(std::move(c));
+      }
       if (progress)
         std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", m.index + 1, plan.case_count(),
                      describe_case(*m.row, m.placement).c_str());
-      std::fputs(table.add(record.cases.back()).c_str(), stdout);
       std::fflush(stdout);
     });
   } catch (const std::exception& e) {
@@ -247,10 +285,16 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
   int exit_code = kExitOk;
   if (rank == 0) {
     std::lock_guard lock(record.mutex);
-    std::fputs(table.finish().c_str(), stdout);
+    for (std::size_t g = 0; g < tables.size(); ++g) {
+      if (layout.scope != "world")
+        std::printf("#\n# Group: %s %d, %s (ranks %s)\n%s", layout.scope.c_str(), static_cast<int>(g),
+                    layout.labels[g].c_str(), report::format_ranks(layout.groups[g].ranks).c_str(),
+                    group_text[g].c_str());
+      std::fputs(tables[g].finish().c_str(), stdout);
+    }
     std::vector<Finding> findings;
     try {
-      findings = run_findings(cmd, record, instance_type, envs);
+      findings = run_findings(cmd, record, instance_type, envs, layout);
     } catch (const std::exception& e) {  // a thresholds file or baseline broken since the start
       print_error(e.what(), rank);
       findings = result_findings(record.cases);

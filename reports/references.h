@@ -16,5 +16,7 @@ inline constexpr const char* kErrorPatterns = "references/error-patterns-quick-r
 inline constexpr const char* kSingleNode = "references/performance-testing.md \u00a7 Single-Node Baseline Test";
 inline constexpr const char* kMultiNode = "references/performance-testing.md \u00a7 Multi-Node AllReduce Test";
 inline constexpr const char* kDebugImpact = "references/performance-testing.md \u00a7 NCCL_DEBUG=INFO Performance Impact";
+inline constexpr const char* kStraggler = "references/performance-testing.md \u00a7 Straggler Node \u2014 Detection and Replacement";
+inline constexpr const char* kPairwise = "references/performance-testing.md \u00a7 Pairwise Bandwidth Test (identify slow pairs)";
 
 }  // namespace collbench::report::ref

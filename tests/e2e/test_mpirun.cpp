@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "reports/nccl_text_parser.h"
@@ -84,6 +85,28 @@ TEST_F(E2E, EveryOpBothPlacementsOneToFourRanks) {
       }
     }
     EXPECT_NE(r.out.find("[PASS] RESULTS_EXACT"), std::string::npos) << r.out;
+  }
+}
+
+// Groups measured concurrently: on one node, rail i is local rank i alone and the node group is
+// every rank; each group gets its own cases and tables.
+TEST_F(E2E, NodeAndRailScopesSplitTheRanks) {
+  for (const auto& [scope, groups] : {std::pair{"rail", 4}, std::pair{"node", 1}}) {
+    const fs::path jpath = dir_ / (std::string(scope) + ".json");
+    const Result r = run(4, std::string("run --ops all_reduce,all_gather -b 1K -e 4K -f 4 -n 2 --no-progress --scope ") +
+                                scope + " --json " + jpath.string());
+    ASSERT_EQ(r.code, 0) << describe(r);
+    const json doc = json::parse(slurp(jpath));
+    ASSERT_EQ(doc["cases"].size(), static_cast<std::size_t>(2 * 2 * 2 * groups));  // ops x sizes x placements
+    std::set<int> ids;
+    for (const auto& c : doc["cases"]) {
+      EXPECT_EQ(c["group"]["scope"], scope);
+      EXPECT_EQ(c["group"]["ranks"].size(), static_cast<std::size_t>(4 / groups));
+      EXPECT_EQ(c["wrong"], 0);
+      ids.insert(c["group"]["id"].get<int>());
+    }
+    EXPECT_EQ(ids.size(), static_cast<std::size_t>(groups));
+    EXPECT_EQ(collbench::report::parse_nccl_tests(r.out).size(), static_cast<std::size_t>(2 * groups)) << r.out;
   }
 }
 

@@ -1,0 +1,93 @@
+#include "launcher/groups.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "bench/errors.h"
+#include "reports/case_summary.h"
+
+namespace collbench {
+
+GroupLayout make_layout(Scope scope, const report::WorldInfo& world) {
+  GroupLayout l;
+  l.group_of_rank.assign(static_cast<std::size_t>(world.ranks), 0);
+  if (scope == Scope::World) {
+    l.scope = "world";
+    report::GroupInfo g{"world", 0, {}};
+    for (int r = 0; r < world.ranks; ++r) g.ranks.push_back(r);
+    l.groups.push_back(g);
+    l.labels.push_back("all ranks");
+    return l;
+  }
+  if (scope == Scope::Node) {
+    l.scope = "node";
+    for (const auto& n : world.nodes) {
+      const int id = static_cast<int>(l.groups.size());
+      l.groups.push_back({"node", id, n.ranks});
+      l.labels.push_back(n.name);
+      for (int r : n.ranks) l.group_of_rank[static_cast<std::size_t>(r)] = id;
+    }
+  } else {
+    if (world.gpus_per_process > 1)
+      throw UsageError("--scope rail needs one GPU per process (drop -g, launch one rank per GPU)");
+    l.scope = "rail";
+    for (const auto& n : world.nodes) {
+      for (std::size_t i = 0; i < n.ranks.size(); ++i) {
+        if (i == l.groups.size()) {
+          l.groups.push_back({"rail", static_cast<int>(i), {}});
+          l.labels.push_back(fmt::format("local rank {} of every node", i));
+        }
+        l.groups[i].ranks.push_back(n.ranks[i]);
+        l.group_of_rank[static_cast<std::size_t>(n.ranks[i])] = static_cast<int>(i);
+      }
+    }
+    for (auto& g : l.groups) std::sort(g.ranks.begin(), g.ranks.end());
+  }
+  for (const auto& g : l.groups)
+    if (g.ranks.size() != l.groups[0].ranks.size())
+      throw UsageError(fmt::format("--scope {}: groups differ in size ({} has {} ranks, {} has {}); launch the same "
+                                   "number of ranks on every node",
+                                   l.scope, l.labels[0], l.groups[0].ranks.size(),
+                                   l.labels[static_cast<std::size_t>(g.id)], g.ranks.size()));
+  return l;
+}
+
+std::vector<report::CaseResult> results_by_group(const CaseMeasurement& m, const report::RawCase& base,
+                                                 double (*busbw_factor)(int), const GroupLayout& layout,
+                                                 const report::WorldInfo& world, report::RankReduce how) {
+  std::vector<report::CaseResult> out;
+  const int per_process = std::max(1, world.gpus_per_process);
+  for (std::size_t gi = 0; gi < layout.groups.size(); ++gi) {
+    const auto& g = layout.groups[gi];
+    std::vector<std::vector<double>> samples;
+    std::optional<std::int64_t> wrong;
+    int last_process = -1;
+    for (int r : g.ranks) {
+      samples.push_back(m.samples_s[static_cast<std::size_t>(r)]);
+      const int p = r / per_process;
+      if (p != last_process && static_cast<std::size_t>(p) < m.wrong_by_process.size() && m.wrong_by_process[p])
+        wrong = wrong.value_or(0) + *m.wrong_by_process[p];
+      last_process = p;
+    }
+    // Node medians only over this group's ranks.
+    std::vector<report::NodeInfo> nodes;
+    for (const auto& n : world.nodes) {
+      report::NodeInfo local{n.name, {}};
+      for (std::size_t i = 0; i < g.ranks.size(); ++i)
+        if (std::find(n.ranks.begin(), n.ranks.end(), g.ranks[i]) != n.ranks.end())
+          local.ranks.push_back(static_cast<int>(i));
+      if (!local.ranks.empty()) nodes.push_back(local);
+    }
+    report::RawCase raw = base;
+    raw.samples_s = &samples;
+    raw.wrong = wrong;
+    raw.busbw_factor = busbw_factor(static_cast<int>(g.ranks.size()));
+    report::CaseResult c = report::summarize_case(raw, how, nodes);
+    c.group = g;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace collbench

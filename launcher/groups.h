@@ -1,0 +1,32 @@
+// How --scope splits the ranks into concurrent groups, and each case's results per group.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bench/options.h"
+#include "bench/sweep.h"
+#include "reports/result.h"
+#include "reports/case_summary.h"
+#include "reports/stats.h"
+
+namespace collbench {
+
+struct GroupLayout {
+  std::string scope;                     // "world", "node", "rail"
+  std::vector<report::GroupInfo> groups; // in id order; ranks ascending
+  std::vector<std::string> labels;       // "node-a", "rail 3", "all ranks"
+  std::vector<int> group_of_rank;        // by global rank
+};
+
+// world: one group; node: one per node; rail: local rank i of every node. Throws UsageError when
+// the groups would differ in size (every group runs the same plan) or a process drives several
+// rails (-g > 1 with --scope rail).
+GroupLayout make_layout(Scope scope, const report::WorldInfo& world);
+
+// One result per group for a finished case (rank 0). `busbw_factor(n)` is the op's factor.
+std::vector<report::CaseResult> results_by_group(const CaseMeasurement& m, const report::RawCase& base,
+                                                 double (*busbw_factor)(int), const GroupLayout& layout,
+                                                 const report::WorldInfo& world, report::RankReduce how);
+
+}  // namespace collbench

@@ -1,0 +1,70 @@
+// Straggler attribution: from bandwidths measured by node pairs (bench/schedules.h) to verdicts on
+// nodes, links and rounds. Relative only: a node or link is judged against the rest of the same
+// cluster; absolute levels are the thresholds' job.
+#pragma once
+
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reports/findings.h"
+
+namespace collbench::report {
+
+// One node pair's repeated measurements in one round of a schedule.
+struct PairSample {
+  int a = 0, b = 0;
+  int round = 0;
+  std::vector<double> busbw_gbs;
+};
+
+struct AttributionOptions {
+  double min_drop = 0.10;      // flag only at least this far below the reference...
+  double mad_k = 3.0;          // ...and beyond reference - mad_k * MAD
+  double min_mad_frac = 0.01;  // MAD floor, as a fraction of the reference
+  int min_samples_per_pair = 3;
+  double fabric_wide_frac = 0.5;  // share of a round's pairs that makes it fabric-wide
+};
+
+struct NodeVerdict {
+  int node = 0;
+  double score = 0;  // median over partners of the pair medians (pairs with stragglers left out)
+  double drop = 0;   // fraction below the cluster median
+  std::vector<std::pair<int, double>> worst_partners;  // up to 3, slowest first
+  enum class Kind { Healthy, Straggler, Inconclusive } kind = Kind::Healthy;
+  std::string reason;  // why, for Inconclusive
+};
+
+struct LinkVerdict {
+  int a = 0, b = 0;
+  double median = 0;
+  double drop = 0;  // fraction below pair_median
+};
+
+struct Attribution {
+  double cluster_median = 0;  // median of node scores
+  double mad = 0;             // scaled MAD of node scores (before the floor)
+  double pair_median = 0;     // median of the pair medians that the link rule compares against
+  std::vector<NodeVerdict> nodes;  // one per node, by index
+  std::vector<LinkVerdict> slow_links;
+  std::vector<int> fabric_wide_rounds;
+  std::vector<std::vector<double>> matrix;  // node x node median busbw over all samples, NaN where unmeasured
+};
+
+// 1.4826 x the median absolute deviation from the median: the standard deviation for normal data.
+double scaled_mad(std::span<const double> v);
+
+// Throws std::invalid_argument for a sample naming a node outside 0..nodes-1 or a self pair.
+Attribution attribute(const std::vector<PairSample>& samples, int nodes, const AttributionOptions& opt = {});
+
+// STRAGGLER_NODE, SLOW_LINK, FABRIC_WIDE_SLOWDOWN, HUNT_INCONCLUSIVE or NO_STRAGGLER; `what` names
+// the measurement, e.g. "pair all_reduce busbw at 64 MiB".
+std::vector<Finding> attribution_findings(const Attribution& a, const std::vector<std::string>& node_names,
+                                          const std::string& what);
+
+// Node x node matrix with short labels n0..nN-1, a legend mapping them to host names, values with
+// one decimal, '-' on the diagonal and where unmeasured; stragglers' rows are marked '*'.
+std::string render_matrix(const Attribution& a, const std::vector<std::string>& names);
+
+}  // namespace collbench::report

@@ -1,0 +1,267 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "bench/schedules.h"
+#include "reports/attribution.h"
+#include "reports/references.h"
+
+namespace collbench::report {
+
+namespace {
+
+using Kind = NodeVerdict::Kind;
+// busbw of one sample of pair (a, b) in a round.
+using Model = std::function<double(int a, int b, int round)>;
+
+std::vector<PairSample> measure(const Schedule& s, int samples, const Model& bw) {
+  std::vector<PairSample> out;
+  for (int r = 0; r < static_cast<int>(s.size()); ++r)
+    for (const auto& [a, b] : s[r].pairs) {
+      PairSample p{a, b, r, {}};
+      for (int i = 0; i < samples; ++i) p.busbw_gbs.push_back(bw(a, b, r));
+      out.push_back(std::move(p));
+    }
+  return out;
+}
+
+// Multiplicative noise, uniform within +-frac.
+Model noisy(double frac, Model base, unsigned seed = 7) {
+  auto gen = std::make_shared<std::mt19937>(seed);
+  return [=](int a, int b, int r) {
+    std::uniform_real_distribution<double> u(1 - frac, 1 + frac);
+    return base(a, b, r) * u(*gen);
+  };
+}
+
+std::vector<int> of_kind(const Attribution& at, Kind k) {
+  std::vector<int> out;
+  for (const auto& nv : at.nodes)
+    if (nv.kind == k) out.push_back(nv.node);
+  return out;
+}
+
+std::vector<std::string> hosts(int n) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) out.push_back("ip-198-18-0-" + std::to_string(10 + i));
+  return out;
+}
+
+std::vector<std::string> codes(const std::vector<Finding>& f) {
+  std::vector<std::string> out;
+  for (const auto& x : f) out.push_back(x.code);
+  return out;
+}
+
+// A pair runs at the pace of its slower node.
+Model slow_nodes(std::set<int> slow, double factor) {
+  return [=](int a, int b, int) { return (slow.count(a) || slow.count(b)) ? 100.0 * factor : 100.0; };
+}
+
+}  // namespace
+
+TEST(AttributionStats, ScaledMad) {
+  EXPECT_DOUBLE_EQ(scaled_mad(std::vector<double>{1, 2, 3, 4, 100}), 1.4826);
+  EXPECT_DOUBLE_EQ(scaled_mad(std::vector<double>{5, 5, 5}), 0);
+  EXPECT_DOUBLE_EQ(scaled_mad(std::vector<double>{}), 0);
+}
+
+TEST(Attribution, OneSlowNodeIsFlaggedAndOnlyIt) {
+  for (int n : {4, 5, 8, 16}) {
+    SCOPED_TRACE(n);
+    const auto at = attribute(measure(pairwise_schedule(n), 3, noisy(0.05, slow_nodes({2}, 0.3))), n);
+    EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{2});
+    EXPECT_EQ(of_kind(at, Kind::Inconclusive), std::vector<int>{});
+    EXPECT_TRUE(at.slow_links.empty());
+    EXPECT_TRUE(at.fabric_wide_rounds.empty());
+    EXPECT_NEAR(at.nodes[2].drop, 0.7, 0.06);
+    EXPECT_NEAR(at.cluster_median, 100, 6);
+    ASSERT_FALSE(at.nodes[2].worst_partners.empty());
+    EXPECT_LE(at.nodes[2].worst_partners.size(), 3u);
+  }
+}
+
+TEST(Attribution, OneSlowNodeOnTheScreenDoesNotDragItsPartners) {
+  // Three partners per node only: the straggler's partners see one slow pair of three.
+  const int n = 16;
+  const auto at = attribute(measure(screen_schedule(n), 5, noisy(0.05, slow_nodes({9}, 0.1))), n);
+  EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{9});
+  EXPECT_EQ(of_kind(at, Kind::Inconclusive), std::vector<int>{});
+  EXPECT_TRUE(at.slow_links.empty());
+}
+
+TEST(Attribution, TwoSlowNodes) {
+  const int n = 12;
+  const auto at = attribute(measure(pairwise_schedule(n), 3, noisy(0.05, slow_nodes({1, 7}, 0.5))), n);
+  EXPECT_EQ(of_kind(at, Kind::Straggler), (std::vector<int>{1, 7}));
+  EXPECT_TRUE(at.slow_links.empty());
+  const auto f = attribution_findings(at, hosts(n), "pair all_reduce busbw at 64 MiB");
+  EXPECT_EQ(codes(f), (std::vector<std::string>{"STRAGGLER_NODE", "STRAGGLER_NODE"}));
+}
+
+TEST(Attribution, OneSlowLinkNamesTheLinkNotTheNodes) {
+  for (int n : {4, 8, 16}) {
+    SCOPED_TRACE(n);
+    const Model link = [](int a, int b, int) { return (a == 1 && b == 3) ? 40.0 : 100.0; };
+    const auto at = attribute(measure(pairwise_schedule(n), 3, noisy(0.05, link)), n);
+    EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{});
+    EXPECT_EQ(of_kind(at, Kind::Inconclusive), std::vector<int>{});
+    ASSERT_EQ(at.slow_links.size(), 1u);
+    EXPECT_EQ(at.slow_links[0].a, 1);
+    EXPECT_EQ(at.slow_links[0].b, 3);
+    EXPECT_NEAR(at.slow_links[0].drop, 0.6, 0.06);
+    EXPECT_TRUE(at.fabric_wide_rounds.empty());
+    const auto f = attribution_findings(at, hosts(n), "pair busbw");
+    ASSERT_EQ(codes(f), std::vector<std::string>{"SLOW_LINK"});
+    EXPECT_NE(f[0].message.find("ip-198-18-0-11 <-> ip-198-18-0-13"), std::string::npos) << f[0].message;
+  }
+}
+
+TEST(Attribution, UniformNoiseFlagsNoOne) {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    for (int n : {4, 7, 16, 33}) {
+      const auto at = attribute(measure(auto_schedule(n), 3, noisy(0.05, slow_nodes({}, 1), seed)), n);
+      EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{}) << n << " seed " << seed;
+      EXPECT_EQ(of_kind(at, Kind::Inconclusive), std::vector<int>{}) << n << " seed " << seed;
+      EXPECT_TRUE(at.slow_links.empty());
+      EXPECT_TRUE(at.fabric_wide_rounds.empty());
+      EXPECT_EQ(codes(attribution_findings(at, hosts(n), "x")), std::vector<std::string>{"NO_STRAGGLER"});
+    }
+  }
+}
+
+TEST(Attribution, ARoundWhereEverythingIsSlowIsFabricWide) {
+  const int n = 8;
+  const Model base = [](int, int, int r) { return r == 4 ? 30.0 : 100.0; };
+  const auto at = attribute(measure(pairwise_schedule(n), 3, noisy(0.05, base)), n);
+  EXPECT_EQ(at.fabric_wide_rounds, std::vector<int>{4});
+  EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{});
+  EXPECT_EQ(of_kind(at, Kind::Inconclusive), std::vector<int>{});
+  EXPECT_TRUE(at.slow_links.empty());
+  const auto f = attribution_findings(at, hosts(n), "pair busbw");
+  ASSERT_EQ(codes(f), (std::vector<std::string>{"FABRIC_WIDE_SLOWDOWN", "NO_STRAGGLER"}));
+  EXPECT_EQ(f[0].tag, Tag::Warn);
+  EXPECT_EQ(f[0].priority, Priority::P1);
+  EXPECT_EQ(f[0].reference, ref::kMultiNode);
+  // The matrix still shows what was measured in that round.
+  EXPECT_LT(at.matrix[pairwise_schedule(n)[4].pairs[0].first][pairwise_schedule(n)[4].pairs[0].second], 40);
+}
+
+TEST(Attribution, EverythingUniformlySlowBlamesNoNode) {
+  // Relative judgement only: a uniformly slow fabric is the thresholds' call, never a node's fault.
+  const int n = 8;
+  const auto at = attribute(measure(pairwise_schedule(n), 3, noisy(0.05, slow_nodes({}, 0.1))), n);
+  EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{});
+  EXPECT_TRUE(at.slow_links.empty());
+  EXPECT_NEAR(at.cluster_median, 10, 1);
+}
+
+TEST(Attribution, TooFewSamplesIsInconclusiveNotAnAccusation) {
+  const int n = 8;
+  const auto at = attribute(measure(pairwise_schedule(n), 2, noisy(0.05, slow_nodes({5}, 0.3))), n);
+  EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{});
+  EXPECT_EQ(of_kind(at, Kind::Inconclusive), std::vector<int>{5});
+  EXPECT_NE(at.nodes[5].reason.find("samples"), std::string::npos);
+  const auto f = attribution_findings(at, hosts(n), "pair busbw");
+  ASSERT_EQ(codes(f), std::vector<std::string>{"HUNT_INCONCLUSIVE"});
+  EXPECT_EQ(f[0].tag, Tag::Warn);
+  EXPECT_EQ(f[0].priority, Priority::P2);
+  EXPECT_NE(f[0].message.find("rerun with more iterations"), std::string::npos);
+  EXPECT_NE(f[0].message.find("ip-198-18-0-15"), std::string::npos);
+
+  // A slow link on too few samples: no link named, its nodes inconclusive.
+  const Model link = [](int a, int b, int) { return (a == 0 && b == 6) ? 40.0 : 100.0; };
+  const auto al = attribute(measure(pairwise_schedule(n), 1, link), n);
+  EXPECT_TRUE(al.slow_links.empty());
+  EXPECT_EQ(of_kind(al, Kind::Inconclusive), (std::vector<int>{0, 6}));
+}
+
+TEST(Attribution, DisagreeingPairsAreInconclusive) {
+  // Node 0 met only two partners: slow with 1, normal with 2, and 1 is fine elsewhere. Is it
+  // node 0 or the 0-1 link? Not an accusation.
+  std::vector<PairSample> s;
+  const std::vector<std::pair<int, int>> pairs{{0, 1}, {0, 2}, {1, 3}, {1, 4}, {2, 3}, {2, 4}, {3, 4}, {1, 2}};
+  for (const auto& [a, b] : pairs) s.push_back({a, b, 0, {a == 0 && b == 1 ? 20.0 : 100.0, 100, 100}});
+  for (auto& p : s)
+    if (p.a == 0 && p.b == 1) p.busbw_gbs = {20, 21, 19};
+  const auto at = attribute(s, 5);
+  EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{});
+  EXPECT_EQ(at.nodes[0].kind, Kind::Inconclusive);
+  EXPECT_NE(at.nodes[0].reason.find("disagree"), std::string::npos);
+}
+
+TEST(Attribution, FindingsCarryCodesTagsAndReferences) {
+  const int n = 8;
+  const auto at = attribute(measure(pairwise_schedule(n), 3, slow_nodes({3}, 0.25)), n);
+  const auto f = attribution_findings(at, hosts(n), "pair all_reduce busbw at 64 MiB");
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "STRAGGLER_NODE");
+  EXPECT_EQ(f[0].tag, Tag::Fail);
+  EXPECT_EQ(f[0].priority, Priority::P1);
+  EXPECT_EQ(f[0].reference, std::string(ref::kStraggler));
+  EXPECT_EQ(f[0].reference, "references/performance-testing.md \u00a7 Straggler Node \u2014 Detection and Replacement");
+  const std::string& m = f[0].message;
+  EXPECT_NE(m.find("ip-198-18-0-13: pair all_reduce busbw at 64 MiB 25.00 GB/s"), std::string::npos) << m;
+  EXPECT_NE(m.find("75% below the cluster median 100.00 GB/s"), std::string::npos) << m;
+  EXPECT_NE(m.find("worst partners: ip-198-18-0-"), std::string::npos) << m;
+  EXPECT_NE(m.find("scontrol update nodename=ip-198-18-0-13 state=drain reason=\"collbench: slow\""), std::string::npos)
+      << m;
+
+  const Model link = [](int a, int b, int) { return (a == 2 && b == 5) ? 50.0 : 100.0; };
+  const auto fl = attribution_findings(attribute(measure(pairwise_schedule(n), 3, link), n), hosts(n), "x");
+  ASSERT_EQ(fl.size(), 1u);
+  EXPECT_EQ(fl[0].tag, Tag::Fail);
+  EXPECT_EQ(fl[0].priority, Priority::P1);
+  EXPECT_EQ(fl[0].reference, "references/performance-testing.md \u00a7 Pairwise Bandwidth Test (identify slow pairs)");
+
+  const auto ok = attribution_findings(attribute(measure(pairwise_schedule(n), 3, slow_nodes({}, 1)), n), hosts(n), "x");
+  ASSERT_EQ(ok.size(), 1u);
+  EXPECT_EQ(ok[0].tag, Tag::Pass);
+  EXPECT_EQ(ok[0].code, "NO_STRAGGLER");
+}
+
+TEST(Attribution, UnmeasuredNodesAndBadInput) {
+  const auto at = attribute({{0, 1, 0, {10, 10, 10}}}, 3);
+  EXPECT_EQ(at.nodes[2].kind, Kind::Inconclusive);
+  EXPECT_TRUE(std::isnan(at.nodes[2].score));
+  EXPECT_TRUE(std::isnan(at.matrix[0][2]));
+  EXPECT_DOUBLE_EQ(at.matrix[1][0], 10);
+  EXPECT_THROW(attribute({{0, 3, 0, {1}}}, 3), std::invalid_argument);
+  EXPECT_THROW(attribute({{1, 1, 0, {1}}}, 3), std::invalid_argument);
+  const auto empty = attribute({}, 0);
+  EXPECT_TRUE(empty.nodes.empty());
+}
+
+TEST(Attribution, MatrixRendering) {
+  const int n = 16;
+  const auto at = attribute(measure(pairwise_schedule(n), 3, slow_nodes({4}, 0.5)), n);
+  const std::string m = render_matrix(at, hosts(n));
+  EXPECT_NE(m.find("n0=ip-198-18-0-10"), std::string::npos) << m;
+  EXPECT_NE(m.find("n15=ip-198-18-0-25"), std::string::npos) << m;
+  EXPECT_NE(m.find("* = straggler"), std::string::npos) << m;
+  EXPECT_NE(m.find("\nn4*"), std::string::npos) << m;
+  EXPECT_NE(m.find(" 50.0"), std::string::npos);
+  EXPECT_NE(m.find("100.0"), std::string::npos);
+  // One header and one row per node after the legend and title; every line fits a wide terminal.
+  std::size_t lines = 0, longest = 0, start = 0;
+  for (std::size_t nl; (nl = m.find('\n', start)) != std::string::npos; start = nl + 1) {
+    ++lines;
+    longest = std::max(longest, nl - start);
+  }
+  EXPECT_GE(lines, 18u);
+  EXPECT_LE(longest, 110u) << m;
+
+  // Diagonal and unmeasured cells are '-'.
+  const auto small = attribute({{0, 1, 0, {12.34, 12.34, 12.34}}}, 3);
+  EXPECT_EQ(render_matrix(small, {"a", "b", "c"}),
+            "nodes: n0=a n1=b n2=c\n"
+            "median busbw GB/s per node pair\n"
+            "     n0   n1   n2\n"
+            "n0    - 12.3    -\n"
+            "n1 12.3    -    -\n"
+            "n2    -    -    -\n");
+}
+
+}  // namespace collbench::report
