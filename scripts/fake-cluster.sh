@@ -79,7 +79,7 @@ addr_of() { echo "$NET.$((FIRST_HOST + $1))"; }
 bridge()  { echo "${PREFIX}br0"; }
 
 check_node() {
-  [[ "$1" =~ ^[0-9]+$ ]] && [ "$1" -lt "$NODES" ] || die "node index '$1' out of range 0..$((NODES - 1))"
+  if ! [[ "$1" =~ ^[0-9]+$ ]] || [ "$1" -ge "$NODES" ]; then die "node index '$1' out of range 0..$((NODES - 1))"; fi
 }
 
 # --- teardown -----------------------------------------------------------------------------------
@@ -155,7 +155,7 @@ cmd_up() {
       *) die "up: unknown argument '$1'" ;;
     esac
   done
-  [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 200 ] || die "up: N must be 1..200, got '$n'"
+  if ! [[ "$n" =~ ^[0-9]+$ ]] || [ "$n" -lt 1 ] || [ "$n" -gt 200 ]; then die "up: N must be 1..200, got '$n'"; fi
   valid_prefix "$p"
   ip netns list >/dev/null 2>&1 || die "'ip netns' is not usable here"
 
@@ -327,7 +327,7 @@ cmd_mpirun_args() {
   load_state
   local args=(--mca plm_rsh_agent "$STATE_DIR/agent" --mca plm_rsh_no_tree_spawn 1
               --hostfile "${HOSTFILE:-$STATE_DIR/hostfile}"
-              --mca btl tcp,self --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET")
+              --mca btl "tcp,self" --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET")
   [ "$(id -u)" -eq 0 ] && args+=(--allow-run-as-root)
   args+=(--oversubscribe)
   echo "${args[*]}"

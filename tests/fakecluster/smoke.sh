@@ -8,7 +8,7 @@
 # Env: COLLBENCH (default build/collbench, relative to the repository root), FC_SHAPE_RATE
 # (default 200mbit), FC_MPIRUN_TIMEOUT (seconds per mpirun, default 120).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 FC=scripts/fake-cluster.sh
 BIN=${COLLBENCH:-build/collbench}
 RATE=${FC_SHAPE_RATE:-200mbit}
@@ -31,6 +31,7 @@ command -v python3 >/dev/null || fail "python3 not found"
 [ -x "$BIN" ] || fail "collbench binary '$BIN' not found or not executable (build it: scripts/setup.sh; or set COLLBENCH)"
 
 TMP=$(mktemp -d /tmp/cb-fakecluster.XXXXXX)
+# shellcheck disable=SC2317  # invoked by trap
 cleanup() {
   local rc=$?
   "$FC" down >/dev/null 2>&1 || say "warning: fake-cluster down failed"

@@ -52,8 +52,9 @@ TEST(Schedule, ScreenGivesEveryNodeTwoDistinctPartnersInFewRounds) {
     for (const auto& r : s)
       for (const auto& p : r.pairs) EXPECT_TRUE(seen.insert(p).second);
     for (const auto& p : partners(s, n)) EXPECT_GE(p.size(), 2u);
-    if (n % 2 == 0 && n >= 4)  // the stride round completes a third partner for everyone
+    if (n % 2 == 0 && n >= 4) {  // the stride round completes a third partner for everyone
       for (const auto& p : partners(s, n)) EXPECT_GE(p.size(), 3u);
+    }
   }
   // Two nodes have one possible partner: one round, one pair.
   const Schedule two = screen_schedule(2);
