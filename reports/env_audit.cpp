@@ -19,13 +19,6 @@ namespace {
 
 using Ranks = std::vector<const RankEnv*>;
 
-const char* const kEnvRef = ref::kEnvVars;
-const char* const kEfaConfigRef = ref::kEfaConfig;
-const char* const kHardwareRef = ref::kHardware;
-const char* const kVersionRef = ref::kVersionMismatch;
-const char* const kShmRef = ref::kStaleShm;
-const char* const kMemlockRef = ref::kMemlock;
-const char* const kDebugRef = ref::kDebugImpact;
 
 // "all 16 processes", or "the one process".
 std::string processes(std::size_t n) { return n == 1 ? "the one process" : fmt::format("all {} processes", n); }
@@ -128,7 +121,7 @@ void version_checks(const Ranks& rs, std::vector<Finding>& out) {
         out.push_back(make("NCCL_VERSION_MISMATCH", Tag::Fail, Priority::P0,
                            fmt::format("NCCL {}; expected one NCCL build on every rank (mixed images or installs)",
                                        fmt::join(parts, "; ")),
-                           kVersionRef));
+                           ref::kVersionMismatch));
       } else if (rs.size() > 1) {
         out.push_back(pass("NCCL_VERSION_CONSISTENT",
                            fmt::format("NCCL {} on {}", groups[0].first, processes(groups[0].second.size()))));
@@ -156,7 +149,7 @@ void version_checks(const Ranks& rs, std::vector<Finding>& out) {
     out.push_back(
         make("VERSION_MISMATCH", Tag::Warn, Priority::P1,
              fmt::format("{}; expected the same software stack on every node", fmt::join(others_differ, "; ")),
-             kVersionRef));
+             ref::kVersionMismatch));
   else if (others_checked && rs.size() > 1)
     out.push_back(
         pass("VERSIONS_CONSISTENT", fmt::format("CUDA, MPI and libfabric versions agree on {}", processes(rs.size()))));
@@ -194,7 +187,7 @@ void env_checks(const Ranks& rs, std::vector<Finding>& out) {
       "expected the same NCCL_*/FI_* settings on every rank (export them to all ranks, e.g. mpirun -x)";
   if (differing.size() <= kSeparate) {
     for (const auto& d : differing)
-      out.push_back(make("ENV_MISMATCH", Tag::Warn, Priority::P1, fmt::format("{}; {}", d, expected), kEnvRef));
+      out.push_back(make("ENV_MISMATCH", Tag::Warn, Priority::P1, fmt::format("{}; {}", d, expected), ref::kEnvVars));
   } else {
     const auto listed = static_cast<std::ptrdiff_t>(std::min(differing.size(), kListed));
     std::vector<std::string> shown(differing.begin(), differing.begin() + listed);
@@ -202,7 +195,7 @@ void env_checks(const Ranks& rs, std::vector<Finding>& out) {
     out.push_back(make("ENV_MISMATCH", Tag::Warn, Priority::P1,
                        fmt::format("{} variables differ across ranks: {}{}; {}", differing.size(),
                                    fmt::join(shown, "; "), more, expected),
-                       kEnvRef));
+                       ref::kEnvVars));
   }
   if (differing.empty() && rs.size() > 1)
     out.push_back(pass("ENV_CONSISTENT", fmt::format("NCCL_*/FI_* environment identical on {} ({} set)",
@@ -230,7 +223,7 @@ void memlock_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Findin
                                  fmt::join(parts, ", "), kMinMemlockKb,
                                  efa ? ": EFA registers buffers with the NIC and fails below it"
                                      : ": RDMA registration and pinned buffers fail below it"),
-                     kMemlockRef));
+                     ref::kMemlock));
 }
 
 void shm_checks(const Ranks& rs, std::vector<Finding>& out) {
@@ -266,12 +259,12 @@ void shm_checks(const Ranks& rs, std::vector<Finding>& out) {
     out.push_back(make("SHM_TOO_SMALL", Tag::Fail, Priority::P0,
                        fmt::format("{}; NCCL needs at least 1 GiB for its shared-memory transport (4 GiB recommended)",
                                    describe(fail)),
-                       kShmRef));
+                       ref::kStaleShm));
   if (!warn.empty())
     out.push_back(
         make("SHM_TOO_SMALL", Tag::Warn, Priority::P1,
              fmt::format("{}; 4 GiB or more is recommended so that NCCL's segments never run out", describe(warn)),
-             kShmRef));
+             ref::kStaleShm));
   if (fail.empty() && warn.empty()) {
     std::uint64_t smallest = measured.front()->shm_bytes;
     for (const auto* r : measured) smallest = std::min(smallest, r->shm_bytes);
@@ -330,7 +323,7 @@ void efa_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding>& 
                                  fmt::join(parts, ", "), describe_ranks(rank_numbers(short_ranks)),
                                  from_profile ? fmt::format("{} has {}", type, expected)
                                               : fmt::format("{} supports EFA, so expected at least one", type)),
-                     kEfaConfigRef));
+                     ref::kEfaConfig));
 }
 
 bool log_shows_plugin(const RankEnv& r) {
@@ -360,7 +353,7 @@ void plugin_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding
                        "/opt/aws-ofi-nccl/lib on {}; expected the plugin on an EFA instance, without it NCCL "
                        "cannot use EFA and falls back to TCP sockets",
                        where(missing)),
-           kEfaConfigRef));
+           ref::kEfaConfig));
 }
 
 bool narrowed_gpus(const RankEnv& r) {
@@ -395,14 +388,14 @@ void gpu_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding>& 
                        fmt::format("{} GPUs ({}); {} has {} \u2014 a GPU missing from the driver usually means an XID "
                                    "error, a GPU fallen off the bus or a failing node",
                                    fmt::join(bad, ", "), describe_ranks(rank_numbers(bad_ranks)), type, expected),
-                       kHardwareRef));
+                       ref::kHardware));
   if (!narrowed.empty())
     out.push_back(
         make("GPU_COUNT_MISMATCH", Tag::Warn, Priority::P2,
              fmt::format("{} GPUs ({}), narrowed by CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES; {} has {}, "
                          "so the hardware count could not be checked",
                          fmt::join(narrowed, ", "), describe_ranks(rank_numbers(narrowed_ranks)), type, expected),
-             kHardwareRef));
+             ref::kHardware));
   if (bad.empty() && narrowed.empty())
     out.push_back(pass("GPU_COUNT_OK", fmt::format("every host sees {} GPUs ({} has {})", expected, type, expected)));
 }
@@ -424,7 +417,7 @@ void debug_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding>
                      fmt::format("NCCL_DEBUG={} is set on {}; its logging costs time and can lower the measured "
                                  "bandwidth \u2014 expected unset or WARN while benchmarking",
                                  level, where(verbose)),
-                     kDebugRef));
+                     ref::kDebugImpact));
 }
 
 void instance_checks(const AuditContext& ctx, std::vector<Finding>& out) {

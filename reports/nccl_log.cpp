@@ -15,12 +15,6 @@ namespace {
 constexpr std::size_t kMaxWarnings = 32;
 constexpr std::size_t kMaxQuote = 120;
 
-const char* const kTcpFallbackRef = ref::kTcpFallback;
-const char* const kEfaConfigRef = ref::kEfaConfig;
-const char* const kRegFailRef = ref::kMemlock;
-const char* const kShmRef = ref::kStaleShm;
-const char* const kVersionRef = ref::kVersionMismatch;
-const char* const kErrorPatternsRef = ref::kErrorPatterns;
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -207,7 +201,7 @@ std::vector<Finding> nccl_log_findings(const std::vector<std::pair<int, NcclLogF
                          fmt::format("{}; on an EFA instance traffic should go through aws-ofi-nccl with provider efa "
                                      "(\"Using network Libfabric\" or \"AWS Libfabric\")",
                                      fmt::join(parts, "; ")),
-                         kTcpFallbackRef));
+                         ref::kTcpFallback));
 
     if (auto f = flag_finding(
             per_rank,
@@ -215,28 +209,28 @@ std::vector<Finding> nccl_log_findings(const std::vector<std::pair<int, NcclLogF
             "provider", "OFI_LOAD_FAIL",
             "aws-ofi-nccl found no usable libfabric provider (\"No eligible providers were found\" or \"fi_getinfo() "
             "call failed\")",
-            "expected provider efa on an EFA instance; NCCL falls back to its own transports", kEfaConfigRef))
+            "expected provider efa on an EFA instance; NCCL falls back to its own transports", ref::kEfaConfig))
       out.push_back(std::move(*f));
   }
 
   if (auto f = flag_finding(
           per_rank, [](const NcclLogFacts& x) { return x.reg_mr_failed; }, "reg", "RDMA_REG_FAIL",
           "RDMA memory registration failed", "registration needs a memlock limit of at least 8388608 KB or unlimited",
-          kRegFailRef))
+          ref::kMemlock))
     out.push_back(std::move(*f));
   if (auto f = flag_finding(
           per_rank, [](const NcclLogFacts& x) { return x.shm_extend_failed; }, "/dev/shm", "SHM_FULL",
           "NCCL could not extend its /dev/shm segment", "/dev/shm is too small or full (expected at least 1 GiB free)",
-          kShmRef))
+          ref::kStaleShm))
     out.push_back(std::move(*f));
   if (auto f = flag_finding(
           per_rank, [](const NcclLogFacts& x) { return x.system_error; }, "system error", "SYSTEM_ERROR",
           "NCCL reported \"unhandled system error\"",
-          "a system call or the network failed; the NCCL WARN lines before it name the call", kErrorPatternsRef))
+          "a system call or the network failed; the NCCL WARN lines before it name the call", ref::kErrorPatterns))
     out.push_back(std::move(*f));
   if (auto f = flag_finding(
           per_rank, [](const NcclLogFacts& x) { return x.cuda_error; }, "cuda", "CUDA_ERROR",
-          "NCCL reported a CUDA error", "a CUDA call failed; the NCCL WARN line names it", kErrorPatternsRef))
+          "NCCL reported a CUDA error", "a CUDA call failed; the NCCL WARN line names it", ref::kErrorPatterns))
     out.push_back(std::move(*f));
 
   std::map<std::string, std::vector<int>> versions;
@@ -248,7 +242,7 @@ std::vector<Finding> nccl_log_findings(const std::vector<std::pair<int, NcclLogF
     out.push_back(
         fail("NCCL_VERSION_MISMATCH",
              fmt::format("{} (from the NCCL logs); every rank must load the same NCCL build", fmt::join(parts, "; ")),
-             kVersionRef));
+             ref::kVersionMismatch));
   }
 
   // What NCCL chose, grouped, in order of the lowest rank of each group.
