@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "bench/errors.h"
+#include "bench/sizes.h"
 #include "launcher/cli_run.h"
 
 namespace collbench {
@@ -68,6 +69,24 @@ Command parse_command_line(const std::vector<std::string>& args) {
               "\nExamples:\n  mpirun -np 16 -N 8 collbench run -b 8 -e 8G -f 2 --json run.json\n"
               "  collbench run -g 8 -b 1M -e 8G -f 2");
 
+  CLI::App* hunt = app.add_subcommand(
+      "hunt", "Find the slow node or link: node pairs measured in concurrent rounds, judged against each other");
+  std::map<std::string, std::string> hunt_raw;
+  hunt->add_option("--pattern", cmd.hunt.pattern,
+                   "pairwise (every node pair once, N-1 rounds), screen (a few ring/stride rounds) or auto "
+                   "(pairwise up to 8 nodes, else screen)")
+      ->capture_default_str();
+  hunt->add_option("-b,--bytes", hunt_raw["b"], "Message size of each pair measurement (default 64M)");
+  hunt->add_option("--op", hunt_raw["op"], "Collective measured on each pair (default all_reduce)");
+  hunt->add_option("-n,--iters", cmd.run.iters.fixed, "Timed iterations per pair")->capture_default_str();
+  hunt->add_option("-w,--warmup_iters", cmd.run.warmup, "Untimed iterations per pair")->capture_default_str();
+  hunt->add_option("--backend", hunt_raw["backend"], "auto, nccl or mpi (node pairs need the mpi backend for now)");
+  hunt->add_option("--timeout", cmd.run.timeout_s, "Seconds one round may take")->capture_default_str();
+  hunt->add_option("--fail-on", raw["fail-on"], "fail (default) or warn");
+  hunt->add_option("--color", cmd.verdict.color, "auto, always or never")->capture_default_str();
+  hunt->add_flag("--no-color", raw["no-color"], "Same as --color never");
+  hunt->footer(kExitCodes);
+
   CLI::App* analyze = app.add_subcommand(
       "analyze", "Judge results collbench did not produce: nccl-tests text or JSON (-J) output, collbench JSON, "
                  "NCCL_DEBUG=INFO logs");
@@ -100,7 +119,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
-    for (CLI::App* sub : {run, analyze, compare, derive, thresholds})
+    for (CLI::App* sub : {run, hunt, analyze, compare, derive, thresholds})
       if (sub->parsed()) active = sub;
     cmd.kind = Command::Kind::Help;
     cmd.text = active->help();
@@ -111,7 +130,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
     return cmd;
   } catch (const CLI::ParseError& e) {
     std::string where = "collbench --help";
-    for (const auto* sub : {run, analyze, compare, thresholds})
+    for (const auto* sub : {run, hunt, analyze, compare, thresholds})
       if (sub->parsed()) where = "collbench " + sub->get_name() + " --help";
     throw UsageError(fmt::format("{}; see '{}'", e.what(), where));
   }
@@ -120,6 +139,14 @@ Command parse_command_line(const std::vector<std::string>& args) {
     finish_run_options(cmd.run, raw);
     cmd.tolerance = parse_fraction(tolerance, "--tolerance");
     cmd.kind = Command::Kind::Run;
+  } else if (hunt->parsed()) {
+    if (cmd.hunt.pattern != "auto" && cmd.hunt.pattern != "pairwise" && cmd.hunt.pattern != "screen")
+      throw UsageError(fmt::format("--pattern '{}': use auto, pairwise or screen", cmd.hunt.pattern));
+    std::map<std::string, std::string> run_raw{{"b", ""}, {"ops", hunt_raw["op"]}, {"backend", hunt_raw["backend"]}};
+    finish_run_options(cmd.run, run_raw);
+    if (!hunt_raw["b"].empty()) cmd.hunt.bytes = parse_size(hunt_raw["b"], "-b");
+    cmd.run.progress = false;
+    cmd.kind = Command::Kind::Hunt;
   } else if (analyze->parsed()) {
     if (cmd.analyze.nodes < 0) throw UsageError("--nodes must be positive");
     cmd.kind = Command::Kind::Analyze;

@@ -1,6 +1,7 @@
 // The command line: subcommands and their options, parsed once into value types.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,11 @@ struct CompareOptions {
   double tolerance = 0.05;
 };
 
+struct HuntOptions {
+  std::string pattern = "auto";      // auto | pairwise | screen
+  std::uint64_t bytes = 64ull << 20;  // message size of every pair measurement
+};
+
 struct DeriveOptions {
   std::string run;
   double margin = 0.10;
@@ -34,11 +40,12 @@ struct DeriveOptions {
 };
 
 struct Command {
-  enum class Kind { Run, Analyze, Compare, DeriveThresholds, Help, Version } kind = Kind::Help;
+  enum class Kind { Run, Hunt, Analyze, Compare, DeriveThresholds, Help, Version } kind = Kind::Help;
   RunOptions run;
   std::string baseline;  // run --baseline
   double tolerance = 0.05;
   VerdictOptions verdict;
+  HuntOptions hunt;
   AnalyzeOptions analyze;
   CompareOptions compare;
   DeriveOptions derive;

@@ -338,12 +338,18 @@ std::string render_matrix(const Attribution& a, const std::vector<std::string>& 
   const int n = static_cast<int>(a.matrix.size());
   std::vector<std::string> labels(n);
   std::size_t width = 4, label_width = 2;
+  // One decimal for fabric-class numbers; more for slow (host-memory, shaped) links, or they all read 0.0.
+  double largest = 0;
+  for (const auto& row : a.matrix)
+    for (double x : row)
+      if (!std::isnan(x)) largest = std::max(largest, x);
+  const int decimals = largest >= 10 ? 1 : largest >= 1 ? 2 : 3;
   for (int v = 0; v < n; ++v) {
     const bool marked = static_cast<std::size_t>(v) < a.nodes.size() && a.nodes[v].kind == NodeVerdict::Kind::Straggler;
     labels[v] = fmt::format("n{}{}", v, marked ? "*" : "");
     label_width = std::max(label_width, labels[v].size());
     for (double x : a.matrix[v])
-      if (!std::isnan(x)) width = std::max(width, fmt::format("{:.1f}", x).size());
+      if (!std::isnan(x)) width = std::max(width, fmt::format("{:.{}f}", x, decimals).size());
   }
   width = std::max(width, label_width) + 1;
 
@@ -371,7 +377,7 @@ std::string render_matrix(const Attribution& a, const std::vector<std::string>& 
     out += fmt::format("{:<{}}", labels[v], label_width);
     for (int u = 0; u < n; ++u) {
       const double x = a.matrix[v][u];
-      out += u == v || std::isnan(x) ? fmt::format("{:>{}}", "-", width) : fmt::format("{:>{}.1f}", x, width);
+      out += u == v || std::isnan(x) ? fmt::format("{:>{}}", "-", width) : fmt::format("{:>{}.{}f}", x, width, decimals);
     }
     out += "\n";
   }

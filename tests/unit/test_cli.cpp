@@ -63,6 +63,19 @@ TEST(Cli, BadInputIsAUsageErrorNamingTheOption) {
   expect_usage_error({"run", "--inject", "melt:1"}, "melt");
 }
 
+TEST(Cli, HuntOptions) {
+  const Command c = parse({"hunt", "--pattern", "pairwise", "-b", "1M", "-n", "7", "--backend", "mpi"});
+  ASSERT_EQ(c.kind, Command::Kind::Hunt);
+  EXPECT_EQ(c.hunt.pattern, "pairwise");
+  EXPECT_EQ(c.hunt.bytes, 1u << 20);
+  EXPECT_EQ(c.run.iters.fixed, 7);
+  EXPECT_EQ(c.run.backend, BackendKind::Mpi);
+  EXPECT_EQ(parse({"hunt"}).hunt.pattern, "auto");
+  expect_usage_error({"hunt", "--pattern", "star"}, "star");
+  expect_usage_error({"hunt", "-b", "1Q"}, "-b");
+  expect_usage_error({"run", "--scope", "rack"}, "rack");
+}
+
 TEST(Cli, HelpAndVersion) {
   EXPECT_EQ(parse({}).kind, Command::Kind::Help);
   const Command h = parse({"run", "--help"});
