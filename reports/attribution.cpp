@@ -260,7 +260,12 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
   for (int v = 0; v < nodes; ++v) healthy_before[v] = out.nodes[v].kind == NodeVerdict::Kind::Healthy;
   auto healthy = [&](int v) { return healthy_before[v] != 0; };
   for (const auto& q : kept.pairs) {
-    if (!healthy(q.a) || !healthy(q.b) || !pb.slow(q.median)) continue;
+    if (!healthy(q.a) || !healthy(q.b)) continue;
+    if (!pb.slow(q.median)) {
+      if (pb.ref > 0 && pb.drop(q.median) >= 3 * opt.min_drop)
+        out.suspect_links.push_back({q.a, q.b, q.median, pb.drop(q.median)});
+      continue;
+    }
     if (q.samples >= static_cast<std::size_t>(opt.min_samples_per_pair)) {
       out.slow_links.push_back({q.a, q.b, q.median, pb.drop(q.median)});
       continue;
@@ -322,7 +327,22 @@ std::vector<Finding> attribution_findings(const Attribution& a, const std::vecto
                                doubtful.size(), a.nodes.size(), what, list),
                    ref::kStraggler});
   }
-  if (stragglers == 0 && a.slow_links.empty() && doubtful.empty()) {
+  if (!a.suspect_links.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < a.suspect_links.size() && i < kListedInconclusive; ++i) {
+      const LinkVerdict& l = a.suspect_links[i];
+      list += fmt::format("{}{} <-> {} {:.2f} GB/s ({:.0f}% below)", list.empty() ? "" : "; ", host(names, l.a),
+                          host(names, l.b), l.median, 100 * l.drop);
+    }
+    if (a.suspect_links.size() > kListedInconclusive)
+      list += fmt::format("; and {} more", a.suspect_links.size() - kListedInconclusive);
+    out.push_back({"HUNT_INCONCLUSIVE", Tag::Warn, Priority::P2,
+                   fmt::format("{} pair(s) far below the pair median {:.2f} GB/s on {} but within the spread of the "
+                               "other pairs ({}); inconclusive, rerun with more iterations",
+                               a.suspect_links.size(), a.pair_median, what, list),
+                   ref::kPairwise});
+  }
+  if (stragglers == 0 && a.slow_links.empty() && doubtful.empty() && a.suspect_links.empty()) {
     double worst = 0;
     for (const auto& nv : a.nodes) worst = std::max(worst, nv.drop);
     out.push_back({"NO_STRAGGLER", Tag::Pass, Priority::None,

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -117,6 +118,23 @@ TEST(Attribution, OneSlowLinkNamesTheLinkNotTheNodes) {
     ASSERT_EQ(codes(f), std::vector<std::string>{"SLOW_LINK"});
     EXPECT_NE(f[0].message.find("ip-198-18-0-11 <-> ip-198-18-0-13"), std::string::npos) << f[0].message;
   }
+}
+
+// Seen on the fake cluster: healthy pairs spread widely, one pair at half the median. The MAD rule
+// cannot call it a slow link, and it must not pass silently either.
+TEST(Attribution, AFarSlowPairWithinWideNoiseIsInconclusiveNotHealthy) {
+  std::vector<PairSample> samples;
+  const double pair_bw[4][4] = {{0, 8, 17, 16}, {8, 0, 16, 20}, {17, 16, 0, 24}, {16, 20, 24, 0}};
+  const Schedule s = pairwise_schedule(4);
+  for (int r = 0; r < static_cast<int>(s.size()); ++r)
+    for (const auto& [a, b] : s[r].pairs) samples.push_back({a, b, r, {pair_bw[a][b], pair_bw[a][b], pair_bw[a][b]}});
+  const Attribution at = attribute(samples, 4);
+  EXPECT_TRUE(at.slow_links.empty());
+  ASSERT_EQ(at.suspect_links.size(), 1u);
+  EXPECT_EQ(at.suspect_links[0].a + at.suspect_links[0].b, 1);  // nodes 0 and 1
+  const auto f = codes(attribution_findings(at, hosts(4), "pair busbw"));
+  EXPECT_EQ(std::count(f.begin(), f.end(), "HUNT_INCONCLUSIVE"), 1);
+  EXPECT_EQ(std::count(f.begin(), f.end(), "NO_STRAGGLER"), 0);
 }
 
 TEST(Attribution, UniformNoiseFlagsNoOne) {
