@@ -18,7 +18,6 @@ class Control {
   virtual bool broadcast_flag(bool value) = 0;
   // Every process's equally sized block, concatenated in rank order on rank 0 (empty elsewhere).
   virtual std::vector<double> gather_to_root(std::span<const double> mine) = 0;
-  virtual std::int64_t sum(std::int64_t value) = 0;
   virtual std::int64_t min(std::int64_t value) = 0;
 };
 

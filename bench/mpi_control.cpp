@@ -53,12 +53,6 @@ std::vector<double> MpiControl::gather_to_root(std::span<const double> mine) {
   return all;
 }
 
-std::int64_t MpiControl::sum(std::int64_t value) {
-  std::int64_t out = 0;
-  MPI_CHECK(MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_SUM, comm_));
-  return out;
-}
-
 std::int64_t MpiControl::min(std::int64_t value) {
   std::int64_t out = 0;
   MPI_CHECK(MPI_Allreduce(&value, &out, 1, MPI_INT64_T, MPI_MIN, comm_));

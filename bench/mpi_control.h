@@ -19,7 +19,6 @@ class MpiControl final : public Control {
   void barrier() override;
   bool broadcast_flag(bool value) override;
   std::vector<double> gather_to_root(std::span<const double> mine) override;
-  std::int64_t sum(std::int64_t value) override;
   std::int64_t min(std::int64_t value) override;
 
  private:

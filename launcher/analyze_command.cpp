@@ -84,7 +84,7 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
     if (r.span.nodes == 0)
       v.findings.push_back(report::thresholds_skipped("the node count is unknown; pass --nodes"));
     else
-      for (auto& f : threshold_findings(cmd.verdict, instance, r.cases, r.span)) v.findings.push_back(std::move(f));
+      for (auto& f : threshold_findings(cmd.verdict, instance, thresholds_for(cmd.verdict, instance), r.cases, r.span)) v.findings.push_back(std::move(f));
   }
   if (has_nccl_log(text)) {
     const auto facts = report::parse_nccl_log(text);

@@ -108,6 +108,7 @@ report::RawCase raw_case(const CaseMeasurement& m) {
 
 // World cases are judged as a whole; each node group as one node; rail groups have no thresholds.
 std::vector<Finding> scope_threshold_findings(const VerdictOptions& v, const std::string& instance_type,
+                                              const std::optional<report::InstanceThresholds>& t,
                                               const std::vector<report::CaseResult>& cases,
                                               const report::WorldInfo& world, const GroupLayout& layout) {
   if (layout.scope == "rail")
@@ -115,7 +116,7 @@ std::vector<Finding> scope_threshold_findings(const VerdictOptions& v, const std
   if (layout.scope == "world") {
     report::RunSpan span{static_cast<int>(world.nodes.size()), world.ranks, {}};
     for (const auto& n : world.nodes) span.hosts.push_back(n.name);
-    return threshold_findings(v, instance_type, cases, span);
+    return threshold_findings(v, instance_type, t, cases, span);
   }
   std::vector<Finding> out;
   for (std::size_t g = 0; g < layout.groups.size(); ++g) {
@@ -124,7 +125,7 @@ std::vector<Finding> scope_threshold_findings(const VerdictOptions& v, const std
       if (c.group.id == static_cast<int>(g)) mine.push_back(c);
     for (auto& c : mine) c.group.scope = "world";  // one node's collective is that node's whole world
     const report::RunSpan span{1, static_cast<int>(layout.groups[g].ranks.size()), {layout.labels[g]}};
-    for (auto& f : threshold_findings(v, instance_type, mine, span)) out.push_back(std::move(f));
+    for (auto& f : threshold_findings(v, instance_type, t, mine, span)) out.push_back(std::move(f));
   }
   return out;
 }
@@ -143,7 +144,7 @@ std::vector<Finding> run_findings(const Command& cmd, const Record& record, cons
   ctx.gpus_per_process = world.gpus_per_process;
   std::vector<Finding> findings = report::audit_environment(envs, ctx);
   for (auto& f : result_findings(record.cases)) findings.push_back(std::move(f));
-  for (auto& f : scope_threshold_findings(cmd.verdict, instance_type, record.cases, world, layout))
+  for (auto& f : scope_threshold_findings(cmd.verdict, instance_type, thresholds, record.cases, world, layout))
     findings.push_back(std::move(f));
   if (!cmd.baseline.empty()) {
     const nlohmann::json current = report::run_document(record.header, record.cases, {}, {});

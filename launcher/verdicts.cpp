@@ -42,9 +42,9 @@ std::optional<report::InstanceThresholds> thresholds_for(const VerdictOptions& v
 }
 
 std::vector<Finding> threshold_findings(const VerdictOptions& v, const std::string& instance_type,
+                                        const std::optional<report::InstanceThresholds>& t,
                                         const std::vector<report::CaseResult>& cases, const report::RunSpan& span) {
   if (v.thresholds == "none") return {report::thresholds_skipped("--thresholds none")};
-  auto t = thresholds_for(v, instance_type);
   if (!t) {
     if (instance_type.empty())
       return {report::thresholds_skipped(

@@ -14,14 +14,15 @@ namespace collbench {
 // The instance type to judge against: --instance-type, else `detected` (the DMI product name).
 std::string resolve_instance_type(const VerdictOptions& v, const std::string& detected);
 
-// Threshold findings for these cases, or one INFO saying why none were applied. A broken
-// thresholds file throws UsageError naming the file, the key and the fix.
+// The thresholds --thresholds and the instance type select, if any. A broken thresholds file throws
+// UsageError naming the file, the key and the fix.
+std::optional<report::InstanceThresholds> thresholds_for(const VerdictOptions& v, const std::string& instance_type);
+
+// Findings of these cases against `t` (from thresholds_for), or one INFO saying why none applied.
 std::vector<report::Finding> threshold_findings(const VerdictOptions& v, const std::string& instance_type,
+                                                const std::optional<report::InstanceThresholds>& t,
                                                 const std::vector<report::CaseResult>& cases,
                                                 const report::RunSpan& span);
-
-// The hardware profile of this instance type, when a thresholds file has one.
-std::optional<report::InstanceThresholds> thresholds_for(const VerdictOptions& v, const std::string& instance_type);
 
 // The installed thresholds/ folder.
 std::string default_thresholds_dir();
