@@ -112,6 +112,46 @@ NcclBackend::NcclBackend(int gpus_per_process, double init_timeout_s) : timeout_
 
 NcclBackend::~NcclBackend() { release(); }
 
+NcclBackend::NcclBackend(const NcclBackend& parent, int /*tag*/)
+    : mpi_rank_(parent.mpi_rank_), timeout_s_(parent.timeout_s_) {
+  locals_.resize(parent.locals_.size());
+  try {
+    for (std::size_t i = 0; i < locals_.size(); ++i) {
+      Local& l = locals_[i];
+      l.device = parent.locals_[i].device;
+      l.bus_id = parent.locals_[i].bus_id;
+      l.name = parent.locals_[i].name;
+      CUDA_CHECK(cudaSetDevice(l.device));
+      CUDA_CHECK(cudaStreamCreateWithFlags(&l.stream, cudaStreamNonBlocking));
+    }
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+std::unique_ptr<Backend> NcclBackend::split(int color) {
+  std::unique_ptr<NcclBackend> child(new NcclBackend(*this, 0));
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  try {
+    grouped([&] {
+      for (std::size_t i = 0; i < locals_.size(); ++i) {
+        CUDA_CHECK(cudaSetDevice(locals_[i].device));
+        NCCL_CHECK(ncclCommSplit(locals_[i].comm, color, first_ + static_cast<int>(i), &child->locals_[i].comm,
+                                 &config));
+      }
+    });
+    child->wait_comms("communicator split");
+    NCCL_CHECK(ncclCommCount(child->locals_[0].comm, &child->world_));
+    NCCL_CHECK(ncclCommUserRank(child->locals_[0].comm, &child->first_));
+  } catch (...) {
+    child->abort_comms();
+    throw;
+  }
+  return child;
+}
+
 void NcclBackend::open_devices(int gpus) {
   if (gpus < 1) throw UsageError(fmt::format("-g {} is not a GPU count; use -g 1 or more", gpus));
   MPI_Comm node = MPI_COMM_NULL;

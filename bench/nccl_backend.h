@@ -37,8 +37,12 @@ class NcclBackend final : public Backend {
   void run(const CallShape& call, int iters, LocalSamples* samples) override;
   std::int64_t count_wrong(const CallShape& call, std::uint64_t seed) override;
   void corrupt_result(const CallShape& call) override;
+  // ncclCommSplit of every local communicator; ranks keep their order.
+  std::unique_ptr<Backend> split(int color) override;
 
  private:
+  // The child of split(): same GPUs, new streams, communicators not yet made.
+  NcclBackend(const NcclBackend& parent, int /*tag*/);
   struct Local {
     int device = -1;
     std::string bus_id;

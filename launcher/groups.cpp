@@ -6,6 +6,8 @@
 
 #include "bench/errors.h"
 #include "reports/case_summary.h"
+#include "reports/group_verdicts.h"
+#include "reports/text_table.h"
 
 namespace collbench {
 
@@ -86,6 +88,42 @@ std::vector<report::CaseResult> results_by_group(const CaseMeasurement& m, const
     report::CaseResult c = report::summarize_case(raw, how, nodes);
     c.group = g;
     out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<report::Finding> group_comparison_findings(const GroupLayout& layout,
+                                                       const std::vector<report::CaseResult>& cases) {
+  if (layout.scope == "world") return {};
+  const bool rail = layout.scope == "rail";
+  // Largest out-of-place size per op, in the order the ops were run.
+  std::vector<std::pair<std::string, std::uint64_t>> largest;
+  for (const auto& c : cases) {
+    if (c.placement != "out_of_place") continue;
+    auto it = std::find_if(largest.begin(), largest.end(), [&](const auto& x) { return x.first == c.op; });
+    if (it == largest.end())
+      largest.push_back({c.op, c.bytes});
+    else
+      it->second = std::max(it->second, c.bytes);
+  }
+  std::vector<report::Finding> out;
+  for (const auto& [op, bytes] : largest) {
+    std::vector<report::GroupScore> scores(layout.groups.size());
+    for (std::size_t g = 0; g < layout.groups.size(); ++g)
+      scores[g].label = rail ? fmt::format("local rank {}", g) : layout.labels[g];
+    for (const auto& c : cases) {
+      if (c.op != op || c.bytes != bytes || c.placement != "out_of_place") continue;
+      const auto g = static_cast<std::size_t>(c.group.id);
+      if (g >= scores.size() || c.time_us.median <= 0) continue;
+      // busbw is computed from the mean time (as nccl-tests); rescaled to the median it resists outliers.
+      scores[g].busbw_gbs = c.busbw_gbs * c.time_us.mean / c.time_us.median;
+      scores[g].samples = c.time_us.samples;
+      scores[g].noise_gbs = scores[g].busbw_gbs * c.time_us.stdev / c.time_us.median;
+    }
+    const auto what = fmt::format("{} busbw at {}", op, report::size_text(bytes));
+    for (auto& f : report::group_findings(scores, report::judge_groups(scores),
+                                          rail ? report::GroupKind::Rail : report::GroupKind::Node, what))
+      out.push_back(std::move(f));
   }
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include "bench/options.h"
 #include "bench/sweep.h"
+#include "reports/findings.h"
 #include "reports/result.h"
 #include "reports/case_summary.h"
 #include "reports/stats.h"
@@ -28,5 +29,10 @@ GroupLayout make_layout(Scope scope, const report::WorldInfo& world);
 std::vector<report::CaseResult> results_by_group(const CaseMeasurement& m, const report::RawCase& base,
                                                  double (*busbw_factor)(int), const GroupLayout& layout,
                                                  const report::WorldInfo& world, report::RankReduce how);
+
+// node|rail scope: the groups judged against each other (reports/group_verdicts.h) on each op's
+// largest out-of-place size, by the busbw of the median iteration. Nothing for world scope.
+std::vector<report::Finding> group_comparison_findings(const GroupLayout& layout,
+                                                       const std::vector<report::CaseResult>& cases);
 
 }  // namespace collbench

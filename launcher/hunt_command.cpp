@@ -5,17 +5,23 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "bench/backend_factory.h"
 #include "bench/mpi_check.h"
 #include "bench/mpi_control.h"
 #include "bench/schedules.h"
-#include "bench/sweep.h"
+#include "launcher/agree.h"
+#include "launcher/hunt_phases.h"
 #include "launcher/verdicts.h"
 #include "launcher/world.h"
 #include "reports/attribution.h"
-#include "reports/references.h"
+#include "reports/group_verdicts.h"
+#include "reports/hunt_json.h"
+#include "reports/journal.h"
+#include "reports/json_report.h"
 #include "reports/stats.h"
+#include "reports/references.h"
 #include "reports/summary.h"
 #include "reports/text_table.h"
 
@@ -30,39 +36,68 @@ Schedule schedule_for(const std::string& pattern, int nodes) {
   return auto_schedule(nodes);
 }
 
-// This process's group in a round: its node's pair, or alone when its node sits the round out.
-int color_in_round(const Round& round, int node, int nodes) {
-  for (std::size_t p = 0; p < round.pairs.size(); ++p)
-    if (round.pairs[p].first == node || round.pairs[p].second == node) return static_cast<int>(p);
-  return static_cast<int>(round.pairs.size()) + node;
-}
-
-std::string schedule_text(const Schedule& s, const std::vector<report::NodeInfo>& nodes, const std::string& pattern) {
-  std::string out = fmt::format("# Hunt: {} nodes, pattern {}: {} rounds, {} pairs, all pairs of a round at once\n",
-                                nodes.size(), pattern, s.size(), schedule_pairs(s));
-  for (std::size_t r = 0; r < s.size(); ++r) {
-    std::string pairs;
-    for (const auto& [a, b] : s[r].pairs)
-      pairs += fmt::format("{}{}<->{}", pairs.empty() ? "" : "  ", nodes[a].name, nodes[b].name);
-    out += fmt::format("#   round {}: {}\n", r, pairs);
+// Rank 0's schedule on every process.
+Schedule broadcast_schedule(const Schedule& mine) {
+  std::vector<int> flat;
+  for (const auto& r : mine) {
+    flat.push_back(static_cast<int>(r.pairs.size()));
+    for (const auto& [a, b] : r.pairs) flat.insert(flat.end(), {a, b});
+  }
+  int size = static_cast<int>(flat.size());
+  MPI_CHECK(MPI_Bcast(&size, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  flat.resize(static_cast<std::size_t>(size));
+  MPI_CHECK(MPI_Bcast(flat.data(), size, MPI_INT, 0, MPI_COMM_WORLD));
+  Schedule out;
+  for (std::size_t i = 0; i < flat.size();) {
+    Round r;
+    const int pairs = flat[i++];
+    for (int p = 0; p < pairs; ++p, i += 2) r.pairs.push_back({flat[i], flat[i + 1]});
+    out.push_back(std::move(r));
   }
   return out;
 }
 
-// Per-iteration busbw of one pair: each iteration's time is the mean over the pair's ranks.
-std::vector<double> pair_busbw(const CaseMeasurement& m, const std::vector<int>& ranks) {
-  std::vector<std::vector<double>> mine;
-  for (int r : ranks) mine.push_back(m.samples_s[static_cast<std::size_t>(r)]);
-  const auto times = report::reduce_across_ranks(mine, report::RankReduce::Mean);
-  const double factor = collective_info(m.row->coll).busbw_factor(static_cast<int>(ranks.size()));
-  std::vector<double> out;
-  for (double t : times) out.push_back(t > 0 ? static_cast<double>(m.row->bytes) / 1e9 / t * factor : 0.0);
+std::string pairs_text(const std::vector<std::pair<int, int>>& pairs, const std::vector<report::NodeInfo>& nodes) {
+  std::string out;
+  for (const auto& [a, b] : pairs) out += fmt::format("{}{}<->{}", out.empty() ? "" : "  ", nodes[a].name, nodes[b].name);
   return out;
+}
+
+std::string plan_text(const report::HuntPlan& p, const Schedule& s, bool node_phase, const report::WorldInfo& w,
+                      int per_round_iters) {
+  std::string out = fmt::format("# Hunt: {} nodes, {} ranks, pattern {}: {} at {}, {} iterations per round\n",
+                                w.nodes.size(), w.ranks, p.pattern, p.op, report::size_text(p.bytes), per_round_iters);
+  if (node_phase) out += "#   node phase: every node's own ranks together, all nodes at once\n";
+  for (std::size_t r = 0; r < s.size(); ++r)
+    out += fmt::format("#   pair round {}: {}\n", r + 1, pairs_text(s[r].pairs, w.nodes));
+  if (p.pattern == "auto") out += "#   then a confirmation round for each suspect, paired with a healthy node\n";
+  out += fmt::format("# Estimated: {} rounds x {} iterations x {:.3g} ms (one world iteration, slowest rank) = about "
+                     "{:.1f} s, plus set-up per round; pairs usually run faster than the world\n",
+                     p.planned_rounds, per_round_iters, p.probe_iteration_s * 1e3, p.estimate_s);
+  return out;
+}
+
+// Suspects for the confirmation round: nodes not judged healthy and the ends of slow or doubtful
+// links; partners: healthy nodes, best first.
+Schedule confirmation(const report::Attribution& a) {
+  std::vector<int> suspects, healthy;
+  for (const auto& nv : a.nodes)
+    if (nv.kind != report::NodeVerdict::Kind::Healthy) suspects.push_back(nv.node);
+  for (const auto* links : {&a.slow_links, &a.suspect_links})
+    for (const auto& l : *links) suspects.insert(suspects.end(), {l.a, l.b});
+  std::vector<const report::NodeVerdict*> good;
+  for (const auto& nv : a.nodes)
+    if (nv.kind == report::NodeVerdict::Kind::Healthy &&
+        std::find(suspects.begin(), suspects.end(), nv.node) == suspects.end())
+      good.push_back(&nv);
+  std::stable_sort(good.begin(), good.end(), [](const auto* x, const auto* y) { return x->score > y->score; });
+  for (const auto* nv : good) healthy.push_back(nv->node);
+  return confirm_schedule(suspects, healthy);
 }
 
 }  // namespace
 
-int hunt_command(const Command& cmd) {
+int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
   RunOptions opts = cmd.run;
   opts.min_bytes = opts.max_bytes = cmd.hunt.bytes;
   opts.placements = {Placement::OutOfPlace};
@@ -77,28 +112,52 @@ int hunt_command(const Command& cmd) {
     if (rank == 0) std::fprintf(stderr, "collbench: error: %s\n", e.what());
     return dynamic_cast<const UsageError*>(&e) ? kExitUsage : kExitCouldNotRun;
   }
-  const report::WorldInfo world = describe_world(*choice.backend, choice.reason);
-  const int nodes = static_cast<int>(world.nodes.size());  // rank 0 only; shared below
-  int n = nodes;
-  MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  report::HuntRecord record;
+  record.header.world = describe_world(*choice.backend, choice.reason);
+  const report::WorldInfo& world = record.header.world;
+  // Rank 0 knows the layout; every process needs its node's index, and whether nodes are alike.
+  int n = static_cast<int>(world.nodes.size());
+  MPI_CHECK(MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD));
   if (n < 2) {
     if (rank == 0) std::fprintf(stderr, "collbench: error: hunt needs at least 2 nodes; this run has %d\n", n);
     return kExitUsage;
   }
-  // Every process needs its node's index: rank 0 knows the layout, the others learn it.
   std::vector<int> node_of_rank(static_cast<std::size_t>(choice.backend->world_ranks()), 0);
-  if (rank == 0)
-    for (int i = 0; i < nodes; ++i)
-      for (int r : world.nodes[i].ranks) node_of_rank[static_cast<std::size_t>(r)] = i;
-  MPI_Bcast(node_of_rank.data(), static_cast<int>(node_of_rank.size()), MPI_INT, 0, MPI_COMM_WORLD);
-  const int my_node = node_of_rank[static_cast<std::size_t>(choice.backend->first_rank())];
-
-  const Schedule schedule = schedule_for(cmd.hunt.pattern, n);
-  const bool color = use_color(cmd.verdict.color);
+  int alike = 1;  // every node has the same number of ranks, at least two: the node phase can run
   if (rank == 0) {
-    std::fputs(schedule_text(schedule, world.nodes, cmd.hunt.pattern).c_str(), stdout);
-    std::fflush(stdout);
+    for (int i = 0; i < n; ++i) {
+      for (int r : world.nodes[i].ranks) node_of_rank[static_cast<std::size_t>(r)] = i;
+      alike &= world.nodes[i].ranks.size() == world.nodes[0].ranks.size() && world.nodes[i].ranks.size() >= 2;
+    }
   }
+  MPI_CHECK(MPI_Bcast(node_of_rank.data(), static_cast<int>(node_of_rank.size()), MPI_INT, 0, MPI_COMM_WORLD));
+  MPI_CHECK(MPI_Bcast(&alike, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  const int my_node = node_of_rank[static_cast<std::size_t>(choice.backend->first_rank())];
+  const bool is_auto = cmd.hunt.pattern == "auto";
+  const bool node_phase = is_auto && alike;
+
+  record.header.tool_version = COLLBENCH_VERSION;
+  record.header.started_at = now_utc();
+  record.header.argv = argv;
+  record.header.sweep = {opts.min_bytes, opts.max_bytes, 2, 0, opts.warmup, std::to_string(opts.iters.fixed),
+                         opts.check_iters};
+  record.header.rank_reduce = "mean";
+  record.plan.pattern = cmd.hunt.pattern;
+  record.plan.op = collective_info(opts.ops.front()).name;
+  record.plan.bytes = cmd.hunt.bytes;
+  std::optional<report::Journal> journal;
+  if (int code = agree(control, [&] {
+        if (rank == 0 && !opts.json_path.empty()) {
+          nlohmann::json first = {{"schema", report::kHuntPartialSchema}};
+          first.update(report::to_json(record.header));
+          try {
+            journal.emplace(opts.json_path, first);
+          } catch (const std::runtime_error& e) {
+            throw UsageError(fmt::format("--json: {}; choose a writable path", e.what()));
+          }
+        }
+      }))
+    return code;
 
   Watchdog watchdog([&](const std::string& what, double limit) {
     const Finding hang{"COLLECTIVE_HANG", report::Tag::Fail, report::Priority::P0,
@@ -108,45 +167,90 @@ int hunt_command(const Command& cmd) {
     std::fprintf(stderr, "%s\n", report::render_finding(hang, false).c_str());
     _exit(kExitCouldNotRun);
   });
+  const HuntContext ctx{opts, *choice.backend, control, watchdog, world, my_node};
+  const bool color = use_color(cmd.verdict.color);
+  const std::vector<std::string> names = [&] {
+    std::vector<std::string> out;
+    for (const auto& node : world.nodes) out.push_back(node.name);
+    return out;
+  }();
 
-  std::vector<report::PairSample> samples;
-  for (std::size_t r = 0; r < schedule.size(); ++r) {
-    std::unique_ptr<Backend> pair = choice.backend->split(color_in_round(schedule[r], my_node, n));
-    Plan plan;
-    try {
-      plan = make_plan(opts, pair->world_ranks());
-      check_supported(plan, *pair);
-      pair->reserve(plan.max_send_bytes, plan.max_recv_bytes);
-    } catch (const std::exception& e) {
-      if (rank == 0) std::fprintf(stderr, "collbench: error: %s\n", e.what());
-      MPI_Abort(MPI_COMM_WORLD, dynamic_cast<const UsageError*>(&e) ? kExitUsage : kExitCouldNotRun);
+  const Schedule schedule = schedule_for(cmd.hunt.pattern, n);
+  record.plan.probe_iteration_s = probe_iteration_s(ctx);
+  record.plan.planned_rounds = static_cast<int>(schedule.size()) + (node_phase ? 1 : 0);
+  const int per_round = opts.warmup + opts.iters.fixed;
+  record.plan.estimate_s = record.plan.planned_rounds * per_round * record.plan.probe_iteration_s;
+  if (rank == 0) {
+    std::fputs(plan_text(record.plan, schedule, node_phase, world, per_round).c_str(), stdout);
+    std::fflush(stdout);
+  }
+
+  // Times one round on rank 0, then prints and journals it.
+  auto timed = [&](const std::string& phase, const std::vector<std::pair<int, int>>& pairs, const auto& body) {
+    report::HuntRound round{phase, static_cast<int>(record.rounds.size()), 0, pairs};
+    const double t0 = MPI_Wtime();
+    body(round.index);
+    round.wall_s = MPI_Wtime() - t0;
+    if (rank != 0) return;
+    record.rounds.push_back(round);
+    std::string line = fmt::format("# round {} ({}): {:.2f} s", round.index, phase, round.wall_s);
+    for (const auto& s : record.samples)
+      if (s.round == round.index)
+        line += fmt::format("  {}<->{} {:.3g} GB/s", names[s.a], names[s.b], report::median(s.busbw_gbs));
+    for (const auto& g : phase == "node" ? record.node_phase : std::vector<report::GroupScore>{})
+      line += fmt::format("  {} {:.3g} GB/s", g.label, g.busbw_gbs);
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+    if (journal) journal->append_line({{"round", report::to_json(round, record.samples, names)}});
+  };
+  auto pair_rounds = [&](const std::string& phase, const Schedule& s) {
+    for (const Round& r : s)
+      timed(phase, r.pairs, [&](int index) {
+        for (auto& sample : run_pair_round(ctx, r, index)) record.samples.push_back(std::move(sample));
+      });
+  };
+
+  if (node_phase) timed("node", {}, [&](int) { record.node_phase = run_node_phase(ctx); });
+  pair_rounds("pairs", schedule);
+  if (is_auto) {
+    Schedule confirm;
+    if (rank == 0) confirm = confirmation(report::attribute(record.samples, n));
+    confirm = broadcast_schedule(confirm);
+    if (rank == 0 && !confirm.empty()) {
+      std::printf("# confirmation: %d round(s): ", static_cast<int>(confirm.size()));
+      for (const auto& r : confirm) std::printf("%s  ", pairs_text(r.pairs, world.nodes).c_str());
+      std::printf("\n");
     }
-    run_sweep(plan, opts, *pair, control, watchdog, [&](const CaseMeasurement& m) {
-      for (const auto& [a, b] : schedule[r].pairs) {
-        std::vector<int> ranks = world.nodes[a].ranks;
-        ranks.insert(ranks.end(), world.nodes[b].ranks.begin(), world.nodes[b].ranks.end());
-        std::sort(ranks.begin(), ranks.end());
-        samples.push_back({a, b, static_cast<int>(r), pair_busbw(m, ranks)});
-      }
-    });
+    pair_rounds("confirm", confirm);
   }
 
   int exit_code = 0;
   if (rank == 0) {
-    std::vector<std::string> names;
-    for (const auto& node : world.nodes) names.push_back(node.name);
-    const auto attribution = report::attribute(samples, n);
-    const auto findings = report::attribution_findings(
-        attribution, names,
-        fmt::format("pair {} busbw at {}", collective_info(opts.ops.front()).name, report::size_text(cmd.hunt.bytes)));
-    std::printf("#\n# Pair busbw (GB/s), median of %d iterations per pair\n%s", opts.iters.fixed,
+    const std::string what = fmt::format("{} busbw at {}", record.plan.op, report::size_text(cmd.hunt.bytes));
+    std::vector<Finding> findings;
+    if (!record.node_phase.empty()) {
+      std::printf("#\n# Node phase: each node's own %s\n", what.c_str());
+      findings = report::group_findings(record.node_phase, report::judge_groups(record.node_phase),
+                                        report::GroupKind::Node, what);
+    }
+    const auto attribution = report::attribute(record.samples, n);
+    for (auto& f : report::attribution_findings(attribution, names, "pair " + what)) findings.push_back(std::move(f));
+    std::printf("#\n# Pair busbw (GB/s), median of the iterations of each pair\n%s",
                 report::render_matrix(attribution, names).c_str());
     std::fputs(report::render_findings(findings, color).c_str(), stdout);
     std::fputs(report::render_summary(findings, color).c_str(), stdout);
     exit_code = report::exit_code_for(findings, cmd.verdict.fail_on_warn);
+    if (journal) {
+      try {
+        journal->finish(report::hunt_document(record, attribution, findings, exit_code));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "collbench: error: %s\n", e.what());
+        exit_code = kExitCouldNotRun;
+      }
+    }
     std::fflush(stdout);
   }
-  MPI_Bcast(&exit_code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_CHECK(MPI_Bcast(&exit_code, 1, MPI_INT, 0, MPI_COMM_WORLD));
   return exit_code;
 }
 

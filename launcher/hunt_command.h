@@ -6,6 +6,6 @@
 namespace collbench {
 
 // Called with MPI initialised; returns the process exit code.
-int hunt_command(const Command& cmd);
+int hunt_command(const Command& cmd, const std::vector<std::string>& argv);
 
 }  // namespace collbench

@@ -19,6 +19,7 @@
 #include "bench/mpi_check.h"
 #include "bench/mpi_control.h"
 #include "bench/sweep.h"
+#include "launcher/agree.h"
 #include "launcher/env_collect.h"
 #include "launcher/groups.h"
 #include "launcher/verdicts.h"
@@ -55,39 +56,6 @@ struct Record {
     if (journal) journal->finish(report::run_document(header, cases, findings, outcome));
   }
 };
-
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-void print_error(const std::string& msg, int rank) {
-  if (rank == 0) std::fprintf(stderr, "collbench: error: %s\n", msg.c_str());
-  else std::fprintf(stderr, "collbench: error on rank %d (host %s): %s\n", rank, this_host().c_str(), msg.c_str());
-}
-
-// Runs `step` on every process. If it throws anywhere, all processes learn the worst exit code and
-// leave together; the failing processes say why (rank 0 alone when it failed too, since then the
-// cause is usually the same everywhere).
-int agree(Control& control, const std::function<void()>& step) {
-  int code = 0;
-  std::string msg;
-  try {
-    step();
-  } catch (const UsageError& e) {
-    code = kExitUsage;
-    msg = e.what();
-  } catch (const std::exception& e) {
-    code = kExitCouldNotRun;
-    msg = e.what();
-  }
-  const bool root_failed = control.broadcast_flag(code != 0);
-  const int worst = static_cast<int>(-control.min(-code));
-  if (code != 0 && (control.rank() == 0 || !root_failed)) print_error(msg, control.rank());
-  return worst;
-}
 
 // What every group's result of this case shares; samples, checks and busbw factor are per group.
 report::RawCase raw_case(const CaseMeasurement& m) {
@@ -146,6 +114,7 @@ std::vector<Finding> run_findings(const Command& cmd, const Record& record, cons
   for (auto& f : result_findings(record.cases)) findings.push_back(std::move(f));
   for (auto& f : scope_threshold_findings(cmd.verdict, instance_type, thresholds, record.cases, world, layout))
     findings.push_back(std::move(f));
+  for (auto& f : group_comparison_findings(layout, record.cases)) findings.push_back(std::move(f));
   if (!cmd.baseline.empty()) {
     const nlohmann::json current = report::run_document(record.header, record.cases, {}, {});
     const auto comparison = report::compare_runs(read_run_json(cmd.baseline), current, cmd.tolerance);

@@ -24,25 +24,6 @@ constexpr double kMaxNormalShare = 0.25;
 constexpr std::size_t kWorstPartners = 3;
 constexpr std::size_t kListedInconclusive = 5;
 
-// The outlier rule shared by nodes, pairs and rounds: far enough below the reference both
-// relatively (min_drop) and against the spread (k x MAD, with a floor so tight clusters flag no one).
-struct Bound {
-  double ref = 0, mad = 0, floored = 0, min_drop = 0, k = 0;
-  bool slow(double x) const { return ref > 0 && x <= ref * (1 - min_drop) && x < ref - k * floored; }
-  double drop(double x) const { return ref > 0 ? 1 - x / ref : kNaN; }
-};
-
-Bound make_bound(const std::vector<double>& values, const AttributionOptions& o) {
-  Bound b;
-  b.min_drop = o.min_drop;
-  b.k = o.mad_k;
-  if (values.empty()) return b;
-  b.ref = median(values);
-  b.mad = scaled_mad(values);
-  b.floored = std::max(b.mad, o.min_mad_frac * b.ref);
-  return b;
-}
-
 struct Pair {
   int a = 0, b = 0;
   double median = 0;
@@ -92,6 +73,7 @@ double node_score(const Pooled& p, int v, const std::vector<char>& straggler, st
 struct NodePass {
   std::vector<NodeVerdict> nodes;
   Bound bound;
+  std::vector<char> disagree;  // inconclusive only because its pairs disagree
 };
 
 // Peels stragglers off worst first: each one found is left out of its partners' scores, so a
@@ -99,6 +81,7 @@ struct NodePass {
 NodePass judge_nodes(const Pooled& p, int n, const AttributionOptions& o) {
   NodePass out;
   out.nodes.resize(n);
+  out.disagree.assign(n, 0);
   std::vector<char> straggler(n, 0), decided(n, 0);
   std::vector<double> score(n), buf;
   for (int v = 0; v < n; ++v) score[v] = node_score(p, v, straggler, buf);
@@ -138,6 +121,7 @@ NodePass judge_nodes(const Pooled& p, int n, const AttributionOptions& o) {
     } else if (static_cast<double>(normal) > kMaxNormalShare * static_cast<double>(live)) {
       nv.kind = NodeVerdict::Kind::Inconclusive;
       nv.reason = fmt::format("its pairs disagree: slow with n{} but normal with n{}", slow_with, normal_with);
+      out.disagree[v] = 1;
     } else {
       nv.kind = NodeVerdict::Kind::Straggler;
       straggler[v] = 1;
@@ -189,20 +173,11 @@ std::string host(const std::vector<std::string>& names, int v) {
 std::string partner_list(const NodeVerdict& nv, const std::vector<std::string>& names) {
   std::string out;
   for (const auto& [u, bw] : nv.worst_partners)
-    out += fmt::format("{}{} {:.2f} GB/s", out.empty() ? "" : ", ", host(names, u), bw);
+    out += fmt::format("{}{} {:.3g} GB/s", out.empty() ? "" : ", ", host(names, u), bw);
   return out;
 }
 
 }  // namespace
-
-double scaled_mad(std::span<const double> v) {
-  if (v.empty()) return 0;
-  const double m = median(v);
-  std::vector<double> dev;
-  dev.reserve(v.size());
-  for (double x : v) dev.push_back(std::abs(x - m));
-  return 1.4826 * median(dev);
-}
 
 Attribution attribute(const std::vector<PairSample>& samples, int nodes, const AttributionOptions& opt) {
   if (nodes < 0) throw std::invalid_argument("attribute: negative node count");
@@ -255,6 +230,34 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
     if (fine(q.a) && fine(q.b)) meds.push_back(q.median);
   const Bound pb = make_bound(meds, opt);
   out.pair_median = pb.ref;
+  // A node in doubt only because its pairs disagree is cleared when its slow pairs are links:
+  // without them (pairs far below the others, on enough samples) at least two other partners
+  // score like the rest. With few partners one slow link can pull a node's median down with it.
+  {
+    std::vector<char> link(kept.pairs.size(), 0);
+    for (std::size_t i = 0; i < kept.pairs.size(); ++i) {
+      const auto& q = kept.pairs[i];
+      link[i] = fine(q.a) && fine(q.b) && pb.slow(q.median) &&
+                q.samples >= static_cast<std::size_t>(opt.min_samples_per_pair);
+    }
+    std::vector<double> rest;
+    for (int v = 0; v < nodes; ++v) {
+      NodeVerdict& nv = out.nodes[v];
+      if (nv.kind != NodeVerdict::Kind::Inconclusive || !pass.disagree[v]) continue;
+      rest.clear();
+      bool has_link = false;
+      for (const auto& [u, i] : kept.adj[v]) {
+        if (!fine(u)) continue;
+        if (link[i]) has_link = true;
+        else rest.push_back(kept.pairs[i].median);
+      }
+      if (!has_link || rest.size() < 2 || pass.bound.slow(median(rest))) continue;
+      nv.kind = NodeVerdict::Kind::Healthy;
+      nv.score = median(rest);
+      nv.drop = pass.bound.drop(nv.score);
+      nv.reason.clear();
+    }
+  }
   // A pair touching a node already in doubt is explained by that doubt, not named as a link.
   std::vector<char> healthy_before(nodes);  // before this loop marks any, so pair order does not matter
   for (int v = 0; v < nodes; ++v) healthy_before[v] = out.nodes[v].kind == NodeVerdict::Kind::Healthy;
@@ -273,7 +276,7 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
     for (auto [v, u] : {std::pair{q.a, q.b}, std::pair{q.b, q.a}}) {
       NodeVerdict& nv = out.nodes[v];
       nv.kind = NodeVerdict::Kind::Inconclusive;
-      nv.reason = fmt::format("slow with n{} ({:.2f} GB/s) on only {} samples (need {})", u, q.median, q.samples,
+      nv.reason = fmt::format("slow with n{} ({:.3g} GB/s) on only {} samples (need {})", u, q.median, q.samples,
                               opt.min_samples_per_pair);
     }
   }
@@ -293,15 +296,15 @@ std::vector<Finding> attribution_findings(const Attribution& a, const std::vecto
     ++stragglers;
     const std::string h = host(names, nv.node);
     out.push_back({"STRAGGLER_NODE", Tag::Fail, Priority::P1,
-                   fmt::format("{}: {} {:.2f} GB/s (median over its partners), {:.0f}% below the cluster median "
-                               "{:.2f} GB/s; worst partners: {}; next step (copy, not run): scontrol update "
+                   fmt::format("{}: {} {:.3g} GB/s (median over its partners), {:.0f}% below the cluster median "
+                               "{:.3g} GB/s; worst partners: {}; next step (copy, not run): scontrol update "
                                "nodename={} state=drain reason=\"collbench: slow\"",
                                h, what, nv.score, 100 * nv.drop, a.cluster_median, partner_list(nv, names), h),
                    ref::kStraggler});
   }
   for (const auto& l : a.slow_links)
     out.push_back({"SLOW_LINK", Tag::Fail, Priority::P1,
-                   fmt::format("{} <-> {}: {} {:.2f} GB/s, {:.0f}% below the pair median {:.2f} GB/s, while "
+                   fmt::format("{} <-> {}: {} {:.3g} GB/s, {:.0f}% below the pair median {:.3g} GB/s, while "
                                "neither node is a straggler; check the path between these two hosts",
                                host(names, l.a), host(names, l.b), what, l.median, 100 * l.drop, a.pair_median),
                    ref::kPairwise});
@@ -318,7 +321,7 @@ std::vector<Finding> attribution_findings(const Attribution& a, const std::vecto
       const NodeVerdict& nv = *doubtful[i];
       list += fmt::format("{}{}", list.empty() ? "" : "; ", host(names, nv.node));
       if (!std::isnan(nv.score))
-        list += fmt::format(" {:.2f} GB/s ({:.0f}% below the cluster median)", nv.score, 100 * nv.drop);
+        list += fmt::format(" {:.3g} GB/s ({:.0f}% below the cluster median)", nv.score, 100 * nv.drop);
       list += fmt::format(": {}", nv.reason);
     }
     if (doubtful.size() > kListedInconclusive) list += fmt::format("; and {} more", doubtful.size() - kListedInconclusive);
@@ -331,13 +334,13 @@ std::vector<Finding> attribution_findings(const Attribution& a, const std::vecto
     std::string list;
     for (std::size_t i = 0; i < a.suspect_links.size() && i < kListedInconclusive; ++i) {
       const LinkVerdict& l = a.suspect_links[i];
-      list += fmt::format("{}{} <-> {} {:.2f} GB/s ({:.0f}% below)", list.empty() ? "" : "; ", host(names, l.a),
+      list += fmt::format("{}{} <-> {} {:.3g} GB/s ({:.0f}% below)", list.empty() ? "" : "; ", host(names, l.a),
                           host(names, l.b), l.median, 100 * l.drop);
     }
     if (a.suspect_links.size() > kListedInconclusive)
       list += fmt::format("; and {} more", a.suspect_links.size() - kListedInconclusive);
     out.push_back({"HUNT_INCONCLUSIVE", Tag::Warn, Priority::P2,
-                   fmt::format("{} pair(s) far below the pair median {:.2f} GB/s on {} but within the spread of the "
+                   fmt::format("{} pair(s) far below the pair median {:.3g} GB/s on {} but within the spread of the "
                                "other pairs ({}); inconclusive, rerun with more iterations",
                                a.suspect_links.size(), a.pair_median, what, list),
                    ref::kPairwise});
@@ -346,7 +349,7 @@ std::vector<Finding> attribution_findings(const Attribution& a, const std::vecto
     double worst = 0;
     for (const auto& nv : a.nodes) worst = std::max(worst, nv.drop);
     out.push_back({"NO_STRAGGLER", Tag::Pass, Priority::None,
-                   fmt::format("no straggler node or slow link among {} nodes on {}: cluster median {:.2f} GB/s, "
+                   fmt::format("no straggler node or slow link among {} nodes on {}: cluster median {:.3g} GB/s, "
                                "slowest node {:.0f}% below it",
                                a.nodes.size(), what, a.cluster_median, 100 * worst),
                    ""});

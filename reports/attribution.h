@@ -3,12 +3,12 @@
 // cluster; absolute levels are the thresholds' job.
 #pragma once
 
-#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "reports/findings.h"
+#include "reports/outliers.h"
 
 namespace collbench::report {
 
@@ -19,10 +19,7 @@ struct PairSample {
   std::vector<double> busbw_gbs;
 };
 
-struct AttributionOptions {
-  double min_drop = 0.10;      // flag only at least this far below the reference...
-  double mad_k = 3.0;          // ...and beyond reference - mad_k * MAD
-  double min_mad_frac = 0.01;  // MAD floor, as a fraction of the reference
+struct AttributionOptions : OutlierRule {
   int min_samples_per_pair = 3;
   double fabric_wide_frac = 0.5;  // share of a round's pairs that makes it fabric-wide
 };
@@ -54,9 +51,6 @@ struct Attribution {
   std::vector<int> fabric_wide_rounds;
   std::vector<std::vector<double>> matrix;  // node x node median busbw over all samples, NaN where unmeasured
 };
-
-// 1.4826 x the median absolute deviation from the median: the standard deviation for normal data.
-double scaled_mad(std::span<const double> v);
 
 // Throws std::invalid_argument for a sample naming a node outside 0..nodes-1 or a self pair.
 Attribution attribute(const std::vector<PairSample>& samples, int nodes, const AttributionOptions& opt = {});

@@ -32,11 +32,21 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
 }
 
-Journal::Journal(std::string path, const RunHeader& header) : path_(std::move(path)) {
-  partial_ = std::fopen(partial_path().c_str(), "w");
-  if (partial_ == nullptr) throw file_error("create", partial_path());
+namespace {
+
+nlohmann::json run_first_line(const RunHeader& header) {
   nlohmann::json first = {{"schema", kPartialSchema}};
   first.update(to_json(header));
+  return first;
+}
+
+}  // namespace
+
+Journal::Journal(std::string path, const RunHeader& header) : Journal(std::move(path), run_first_line(header)) {}
+
+Journal::Journal(std::string path, const nlohmann::json& first) : path_(std::move(path)) {
+  partial_ = std::fopen(partial_path().c_str(), "w");
+  if (partial_ == nullptr) throw file_error("create", partial_path());
   write_line(first);
 }
 

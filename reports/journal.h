@@ -1,4 +1,4 @@
-// Results on disk as they are measured: each case is appended to PATH.partial (JSON lines, flushed
+// Results on disk as they are measured: each case (or hunt round) is appended to PATH.partial (JSON lines, flushed
 // per case) so a run killed halfway keeps what it measured; finish() writes PATH atomically
 // (PATH.tmp, then rename) and removes the partial file.
 #pragma once
@@ -18,11 +18,14 @@ class Journal {
  public:
   // Throws std::runtime_error naming the file when it cannot be created.
   Journal(std::string path, const RunHeader& header);
+  // Any other document's journal: `first` is its first line (schema and header).
+  Journal(std::string path, const nlohmann::json& first);
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
 
   void append(const CaseResult& c);
+  void append_line(const nlohmann::json& line) { write_line(line); }
   void finish(const nlohmann::json& document);
 
   const std::string& path() const { return path_; }

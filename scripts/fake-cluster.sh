@@ -36,7 +36,7 @@
 # mpirun-args prints (one line, no quoting needed):
 #   --mca plm_rsh_agent <state>/agent --mca plm_rsh_no_tree_spawn 1 --hostfile <hostfile>
 #   --mca btl tcp,self --mca btl_tcp_if_include 198.18.0.0/24 --mca oob_tcp_if_include 198.18.0.0/24
-#   [--allow-run-as-root] --oversubscribe
+#   [--allow-run-as-root] --oversubscribe --mca mpi_yield_when_idle 1
 # The agent gets "<host> <command...>" from Open MPI, finds the host's namespace, and runs the
 # command (joined by spaces and interpreted by sh, as ssh's remote shell would) as
 #   ip netns exec <ns> unshare --uts sh -c 'hostname node<I>; eval "<command>"'
@@ -329,7 +329,7 @@ cmd_mpirun_args() {
               --hostfile "${HOSTFILE:-$STATE_DIR/hostfile}"
               --mca btl "tcp,self" --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET")
   [ "$(id -u)" -eq 0 ] && args+=(--allow-run-as-root)
-  args+=(--oversubscribe)
+  args+=(--oversubscribe --mca mpi_yield_when_idle 1)
   echo "${args[*]}"
 }
 

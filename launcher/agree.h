@@ -1,0 +1,22 @@
+// Steps every process takes together, and how their errors reach the user.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "bench/control.h"
+
+namespace collbench {
+
+// ISO 8601 UTC, to the second.
+std::string now_utc();
+
+// "collbench: error: ..." on rank 0; other ranks add their rank and host.
+void print_error(const std::string& msg, int rank);
+
+// Runs `step` on every process. If it throws anywhere, all processes learn the worst exit code and
+// leave together; the failing processes say why (rank 0 alone when it failed too, since then the
+// cause is usually the same everywhere). 0 when every process succeeded.
+int agree(Control& control, const std::function<void()>& step);
+
+}  // namespace collbench

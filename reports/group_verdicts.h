@@ -1,0 +1,51 @@
+// Concurrent groups judged against each other: every node's own collective (--scope node, the
+// hunt's node phase) or every rail, local rank i of all nodes (--scope rail). Relative only, like
+// the pair attribution; thresholds judge absolute levels.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "reports/findings.h"
+#include "reports/outliers.h"
+
+namespace collbench::report {
+
+enum class GroupKind { Node, Rail };
+
+struct GroupScore {
+  std::string label;      // host name for a node, "local rank 3" for a rail
+  double busbw_gbs = 0;   // the group's figure (a median over iterations)
+  std::size_t samples = 0;
+  double noise_gbs = 0;   // spread of its iterations (scaled MAD or standard deviation); 0: unknown
+};
+
+struct GroupVerdict {
+  enum class Kind { Healthy, Slow, Inconclusive } kind = Kind::Healthy;
+  double drop = 0;  // fraction below the median of the groups
+  std::string reason;  // for Inconclusive
+};
+
+struct GroupJudgement {
+  double reference = 0;  // median of the group scores
+  double spread = 0;     // largest drop below the reference
+  std::vector<GroupVerdict> groups;  // by index
+};
+
+struct GroupRule : OutlierRule {
+  std::size_t min_samples = 3;
+};
+
+// Needs three groups to name one: with two, a gap says one of them is off but not which, and
+// both are inconclusive. Far below (3 x min_drop) but within the spread is inconclusive too, and
+// so is a gap within the noise of the iterations (less than mad_k standard errors of a median).
+GroupJudgement judge_groups(const std::vector<GroupScore>& groups, const GroupRule& rule = {});
+
+// SLOW_NODE_LOCAL / SLOW_RAIL (FAIL P1), GROUPS_INCONCLUSIVE (WARN P2) or GROUPS_EVEN (PASS); nothing
+// when no group moved data (one rank each);
+// `what` names the measurement, e.g. "all_reduce busbw at 64 MiB".
+std::vector<Finding> group_findings(const std::vector<GroupScore>& groups, const GroupJudgement& j, GroupKind kind,
+                                    const std::string& what);
+
+}  // namespace collbench::report

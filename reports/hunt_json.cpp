@@ -1,0 +1,124 @@
+#include "reports/hunt_json.h"
+
+#include <cmath>
+
+#include "reports/json_report.h"
+#include "reports/stats.h"
+
+namespace collbench::report {
+
+using nlohmann::json;
+
+namespace {
+
+json number_or_null(double x) { return std::isnan(x) ? json(nullptr) : json(x); }
+
+const char* kind_name(NodeVerdict::Kind k) {
+  switch (k) {
+    case NodeVerdict::Kind::Straggler: return "straggler";
+    case NodeVerdict::Kind::Inconclusive: return "inconclusive";
+    case NodeVerdict::Kind::Healthy: break;
+  }
+  return "healthy";
+}
+
+json links(const std::vector<LinkVerdict>& ls, const std::vector<std::string>& names) {
+  json out = json::array();
+  for (const auto& l : ls)
+    out.push_back({{"hosts", {names.at(l.a), names.at(l.b)}}, {"nodes", {l.a, l.b}}, {"busbw_gbs", l.median},
+                   {"drop", l.drop}});
+  return out;
+}
+
+}  // namespace
+
+json to_json(const HuntRound& round, const std::vector<PairSample>& samples, const std::vector<std::string>& names) {
+  json pairs = json::array();
+  for (const auto& s : samples) {
+    if (s.round != round.index) continue;
+    pairs.push_back({{"nodes", {s.a, s.b}},
+                     {"hosts", {names.at(s.a), names.at(s.b)}},
+                     {"busbw_gbs", s.busbw_gbs.empty() ? json(nullptr) : json(median(s.busbw_gbs))},
+                     {"samples_gbs", s.busbw_gbs}});
+  }
+  return {{"phase", round.phase}, {"index", round.index}, {"wall_s", round.wall_s}, {"pairs", std::move(pairs)}};
+}
+
+json hunt_document(const HuntRecord& r, const Attribution& a, const std::vector<Finding>& findings, int exit_code) {
+  json doc = {{"schema", kHuntSchema}};
+  doc.update(to_json(r.header));
+  std::vector<std::string> names;
+  for (const auto& n : r.header.world.nodes) names.push_back(n.name);
+
+  doc["hunt"] = {{"pattern", r.plan.pattern},
+                 {"op", r.plan.op},
+                 {"bytes", r.plan.bytes},
+                 {"probe_iteration_s", r.plan.probe_iteration_s},
+                 {"estimate_s", r.plan.estimate_s},
+                 {"planned_rounds", r.plan.planned_rounds}};
+  json rounds = json::array();
+  double total = 0;
+  for (const auto& round : r.rounds) {
+    rounds.push_back(to_json(round, r.samples, names));
+    total += round.wall_s;
+  }
+  doc["rounds"] = std::move(rounds);
+  doc["rounds_wall_s"] = total;
+
+  json node_phase = json::array();
+  const GroupJudgement judged = judge_groups(r.node_phase);
+  for (std::size_t i = 0; i < r.node_phase.size(); ++i) {
+    const GroupScore& g = r.node_phase[i];
+    const GroupVerdict& v = judged.groups[i];
+    node_phase.push_back({{"host", g.label},
+                          {"busbw_gbs", g.busbw_gbs},
+                          {"samples", g.samples},
+                          {"noise_gbs", g.noise_gbs},
+                          {"drop", v.drop},
+                          {"verdict", v.kind == GroupVerdict::Kind::Slow           ? "slow"
+                                      : v.kind == GroupVerdict::Kind::Inconclusive ? "inconclusive"
+                                                                                   : "healthy"},
+                          {"reason", v.reason}});
+  }
+  doc["node_phase"] = std::move(node_phase);
+
+  json matrix = json::array();
+  for (const auto& row : a.matrix) {
+    json cells = json::array();
+    for (double x : row) cells.push_back(number_or_null(x));
+    matrix.push_back(std::move(cells));
+  }
+  json nodes = json::array();
+  for (const auto& nv : a.nodes) {
+    json partners = json::array();
+    for (const auto& [u, bw] : nv.worst_partners) partners.push_back({{"host", names.at(u)}, {"busbw_gbs", bw}});
+    nodes.push_back({{"host", names.at(nv.node)},
+                     {"node", nv.node},
+                     {"verdict", kind_name(nv.kind)},
+                     {"score_gbs", number_or_null(nv.score)},
+                     {"drop", number_or_null(nv.drop)},
+                     {"reason", nv.reason},
+                     {"worst_partners", std::move(partners)}});
+  }
+  doc["attribution"] = {{"hosts", names},
+                        {"matrix_gbs", std::move(matrix)},
+                        {"cluster_median_gbs", a.cluster_median},
+                        {"cluster_mad_gbs", a.mad},
+                        {"pair_median_gbs", a.pair_median},
+                        {"nodes", std::move(nodes)},
+                        {"slow_links", links(a.slow_links, names)},
+                        {"suspect_links", links(a.suspect_links, names)},
+                        {"fabric_wide_rounds", a.fabric_wide_rounds}};
+  json fs = json::array();
+  int issues = 0;
+  for (const auto& f : findings) {
+    fs.push_back(to_json(f));
+    issues += f.tag == Tag::Fail || f.tag == Tag::Warn;
+  }
+  doc["findings"] = std::move(fs);
+  doc["verdict"] = {{"issues_found", issues}, {"exit_code", exit_code}};
+  doc["complete"] = true;
+  return doc;
+}
+
+}  // namespace collbench::report

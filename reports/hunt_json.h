@@ -1,0 +1,50 @@
+// The hunt's record as typed values, and its JSON document (schema collbench.hunt/1).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reports/attribution.h"
+#include "reports/findings.h"
+#include "reports/group_verdicts.h"
+#include "reports/result.h"
+
+namespace collbench::report {
+
+inline constexpr const char* kHuntSchema = "collbench.hunt/1";
+inline constexpr const char* kHuntPartialSchema = "collbench.hunt.partial/1";
+
+struct HuntPlan {
+  std::string pattern;  // as asked: auto, pairwise, screen
+  std::string op;
+  std::uint64_t bytes = 0;
+  double probe_iteration_s = 0;  // one world iteration at `bytes`, slowest rank
+  double estimate_s = 0;         // for the rounds known before measuring
+  int planned_rounds = 0;        // node phase and pair rounds; confirmation is decided later
+};
+
+struct HuntRound {
+  std::string phase;  // "node", "pairs" or "confirm"
+  int index = 0;      // order in the hunt; PairSample::round of its samples
+  double wall_s = 0;  // split, warm-up and timed iterations, as rank 0 saw them
+  std::vector<std::pair<int, int>> pairs;  // node pairs; empty for the node phase
+};
+
+struct HuntRecord {
+  RunHeader header;  // sweep: the one size; world: nodes in attribution order
+  HuntPlan plan;
+  std::vector<HuntRound> rounds;
+  std::vector<GroupScore> node_phase;  // one per node; empty when the phase did not run
+  std::vector<PairSample> samples;
+};
+
+// One finished round as a journal line: its timing and each pair's median and samples.
+nlohmann::json to_json(const HuntRound& round, const std::vector<PairSample>& samples,
+                       const std::vector<std::string>& names);
+
+nlohmann::json hunt_document(const HuntRecord& record, const Attribution& attribution,
+                             const std::vector<Finding>& findings, int exit_code);
+
+}  // namespace collbench::report
