@@ -5,6 +5,7 @@
 
 #include "bench/errors.h"
 #include "bench/sizes.h"
+#include "launcher/cli_fabric.h"
 #include "launcher/cli_run.h"
 
 namespace collbench {
@@ -74,18 +75,26 @@ Command parse_command_line(const std::vector<std::string>& args) {
   std::map<std::string, std::string> hunt_raw;
   hunt->add_option("--pattern", cmd.hunt.pattern,
                    "pairwise (every node pair once, N-1 rounds), screen (a few ring/stride rounds) or auto "
-                   "(pairwise up to 8 nodes, else screen)")
+                   "(each node on its own, then pairwise up to 8 nodes or else the screen, then a confirmation "
+                   "round pairing each suspect with a healthy node)")
       ->capture_default_str();
   hunt->add_option("-b,--bytes", hunt_raw["b"], "Message size of each pair measurement (default 64M)");
   hunt->add_option("--op", hunt_raw["op"], "Collective measured on each pair (default all_reduce)");
   hunt->add_option("-n,--iters", cmd.run.iters.fixed, "Timed iterations per pair")->capture_default_str();
   hunt->add_option("-w,--warmup_iters", cmd.run.warmup, "Untimed iterations per pair")->capture_default_str();
-  hunt->add_option("--backend", hunt_raw["backend"], "auto, nccl or mpi (node pairs need the mpi backend for now)");
+  hunt->add_option("--backend", hunt_raw["backend"], "auto, nccl or mpi");
+  hunt->add_option("--json", cmd.run.json_path,
+                   "Write the hunt document here: rounds with timings, pair samples, the node x node matrix, "
+                   "verdicts (rounds are appended to FILE.partial as they finish)");
   hunt->add_option("--timeout", cmd.run.timeout_s, "Seconds one round may take")->capture_default_str();
   hunt->add_option("--fail-on", raw["fail-on"], "fail (default) or warn");
   hunt->add_option("--color", cmd.verdict.color, "auto, always or never")->capture_default_str();
   hunt->add_flag("--no-color", raw["no-color"], "Same as --color never");
   hunt->footer(kExitCodes);
+
+  std::map<std::string, std::string> fabric_raw;
+  CLI::App* fabric = add_fabric_subcommand(app, cmd.fabric, fabric_raw);
+  add_verdict_options(*fabric, cmd.verdict, raw);
 
   CLI::App* analyze = app.add_subcommand(
       "analyze", "Judge results collbench did not produce: nccl-tests text or JSON (-J) output, collbench JSON, "
@@ -119,7 +128,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
-    for (CLI::App* sub : {run, hunt, analyze, compare, derive, thresholds})
+    for (CLI::App* sub : {run, hunt, fabric, analyze, compare, derive, thresholds})
       if (sub->parsed()) active = sub;
     cmd.kind = Command::Kind::Help;
     cmd.text = active->help();
@@ -130,7 +139,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
     return cmd;
   } catch (const CLI::ParseError& e) {
     std::string where = "collbench --help";
-    for (const auto* sub : {run, hunt, analyze, compare, thresholds})
+    for (const auto* sub : {run, hunt, fabric, analyze, compare, thresholds})
       if (sub->parsed()) where = "collbench " + sub->get_name() + " --help";
     throw UsageError(fmt::format("{}; see '{}'", e.what(), where));
   }
@@ -147,6 +156,9 @@ Command parse_command_line(const std::vector<std::string>& args) {
     if (!hunt_raw["b"].empty()) cmd.hunt.bytes = parse_size(hunt_raw["b"], "-b");
     cmd.run.progress = false;
     cmd.kind = Command::Kind::Hunt;
+  } else if (fabric->parsed()) {
+    finish_fabric_options(cmd.fabric, fabric_raw);
+    cmd.kind = Command::Kind::Fabric;
   } else if (analyze->parsed()) {
     if (cmd.analyze.nodes < 0) throw UsageError("--nodes must be positive");
     cmd.kind = Command::Kind::Analyze;

@@ -33,6 +33,22 @@ struct HuntOptions {
   std::uint64_t bytes = 64ull << 20;  // message size of every pair measurement
 };
 
+// `collbench fabric`: libfabric RDM latency and bandwidth between node pairs.
+struct FabricOptions {
+  std::string provider = "auto";  // auto | a libfabric provider name
+  std::uint64_t min_bytes = 8, max_bytes = 4ull << 20;
+  double factor = 2;
+  std::uint64_t latency_max = 64ull << 10;    // ping-pong at sizes <= this
+  std::uint64_t bandwidth_min = 64ull << 10;  // streaming at sizes >= this
+  int iters = 1000, warmup = 100;   // ping-pong
+  int bw_iters = 20, bw_warmup = 2;  // stream, per direction
+  int window = 16;
+  std::string pattern = "auto";  // auto | pairwise | screen
+  double timeout_s = 30;
+  std::string output;   // -o FILE: the JSON document
+  int silent_rank = -1;  // testing: this rank never answers (--inject silent:RANK)
+};
+
 struct DeriveOptions {
   std::string run;
   double margin = 0.10;
@@ -40,12 +56,13 @@ struct DeriveOptions {
 };
 
 struct Command {
-  enum class Kind { Run, Hunt, Analyze, Compare, DeriveThresholds, Help, Version } kind = Kind::Help;
+  enum class Kind { Run, Hunt, Fabric, Analyze, Compare, DeriveThresholds, Help, Version } kind = Kind::Help;
   RunOptions run;
   std::string baseline;  // run --baseline
   double tolerance = 0.05;
   VerdictOptions verdict;
   HuntOptions hunt;
+  FabricOptions fabric;
   AnalyzeOptions analyze;
   CompareOptions compare;
   DeriveOptions derive;

@@ -8,6 +8,7 @@
 #include "bench/errors.h"
 #include "launcher/cli.h"
 #include "launcher/commands.h"
+#include "launcher/fabric_command.h"
 #include "launcher/hunt_command.h"
 #include "launcher/run_command.h"
 
@@ -53,7 +54,9 @@ int main(int argc, char** argv) {
     if (launched_as_rank_zero()) std::fputs(cmd.text.c_str(), stdout);
     return collbench::kExitOk;
   }
-  if (cmd.kind != collbench::Command::Kind::Run && cmd.kind != collbench::Command::Kind::Hunt) return run_offline(cmd);
+  if (cmd.kind != collbench::Command::Kind::Run && cmd.kind != collbench::Command::Kind::Hunt &&
+      cmd.kind != collbench::Command::Kind::Fabric)
+    return run_offline(cmd);
 
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
@@ -62,8 +65,9 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> full{"collbench"};
   full.insert(full.end(), args.begin(), args.end());
-  const int code = cmd.kind == collbench::Command::Kind::Hunt ? collbench::hunt_command(cmd)
-                                                              : collbench::run_command(cmd, full);
+  const int code = cmd.kind == collbench::Command::Kind::Fabric ? collbench::fabric_command(cmd, full)
+                   : cmd.kind == collbench::Command::Kind::Hunt ? collbench::hunt_command(cmd, full)
+                                                                : collbench::run_command(cmd, full);
   MPI_Finalize();
   return code;
 }

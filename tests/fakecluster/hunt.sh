@@ -13,14 +13,9 @@
 # Env: COLLBENCH (default build/collbench), FC_MPIRUN_TIMEOUT (seconds, default 150).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-FC=scripts/fake-cluster.sh
-BIN=${COLLBENCH:-build/collbench}
 say() { echo "hunt: $*"; }
-[ "$(id -u)" -eq 0 ] || { say "SKIP: needs root (network namespaces, tc); running as uid $(id -u)"; exit 77; }
-probe=cbhunt-probe-$$
-ip netns add "$probe" 2>/dev/null || { say "SKIP: cannot create a network namespace"; exit 77; }
-ip netns del "$probe"
-[ -x "$BIN" ] || { say "FAIL: collbench binary '$BIN' not found (scripts/setup.sh, or set COLLBENCH)"; exit 1; }
+# shellcheck source=tests/fakecluster/preflight.sh
+source tests/fakecluster/preflight.sh
 
 out=$(mktemp /tmp/cb-hunt.XXXXXX)
 json=$(mktemp /tmp/cb-hunt-json.XXXXXX)

@@ -71,6 +71,7 @@ TEST(Cli, HuntOptions) {
   EXPECT_EQ(c.run.iters.fixed, 7);
   EXPECT_EQ(c.run.backend, BackendKind::Mpi);
   EXPECT_EQ(parse({"hunt"}).hunt.pattern, "auto");
+  EXPECT_EQ(parse({"hunt", "--json", "h.json"}).run.json_path, "h.json");
   expect_usage_error({"hunt", "--pattern", "star"}, "star");
   expect_usage_error({"hunt", "-b", "1Q"}, "-b");
   expect_usage_error({"run", "--scope", "rack"}, "rack");

@@ -1,0 +1,107 @@
+#include "bench/ofi/traffic.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "bench/sizes.h"
+
+namespace collbench::ofi {
+namespace {
+
+using Clock = RdmEndpoint::Clock;
+
+// Tags: the caller's sequence number above, the message kind in the low bits, so a message of one
+// measurement can never match a receive of the next.
+enum Kind : std::uint64_t { kPing = 1, kPong = 2, kData = 3, kAck = 4 };
+std::uint64_t tag_of(std::uint64_t base, Kind k) { return (base << 3) | k; }
+
+struct Guard {
+  const TrafficOptions& o;
+  int peer;
+  std::string what;
+  Clock::time_point deadline() const {
+    return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.timeout_s));
+  }
+  void check(bool ok) const {
+    if (!ok) throw PeerTimeout(peer, fmt::format("{}, no completion within --timeout {:g} s", what, o.timeout_s));
+  }
+};
+
+double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+}  // namespace
+
+std::vector<double> pingpong(RdmEndpoint& ep, int peer, bool initiator, std::size_t bytes, std::uint64_t tag,
+                             const TrafficOptions& o) {
+  const Guard g{o, peer, fmt::format("latency ping-pong at {}", format_bytes(bytes))};
+  const int total = o.warmup + o.iters;
+  const std::uint64_t in_tag = tag_of(tag, initiator ? kPong : kPing), out_tag = tag_of(tag, initiator ? kPing : kPong);
+  std::vector<double> out;
+  if (initiator) out.reserve(static_cast<std::size_t>(o.iters));
+  const std::uint64_t recv_base = ep.recvs_done(), send_base = ep.sends_done();
+  // The next receive is always posted before the message that provokes it is sent.
+  g.check(ep.post_recv(bytes, in_tag, g.deadline()));
+  for (int i = 0; i < total; ++i) {
+    const bool more = i + 1 < total;
+    if (initiator) {
+      const auto t0 = Clock::now();
+      g.check(ep.post_send(peer, bytes, out_tag, g.deadline()));
+      g.check(ep.wait(0, recv_base + static_cast<std::uint64_t>(i) + 1, g.deadline()));
+      const auto t1 = Clock::now();
+      if (i >= o.warmup) out.push_back(seconds(t0, t1) / 2);
+      if (more) g.check(ep.post_recv(bytes, in_tag, g.deadline()));
+    } else {
+      g.check(ep.wait(0, recv_base + static_cast<std::uint64_t>(i) + 1, g.deadline()));
+      if (more) g.check(ep.post_recv(bytes, in_tag, g.deadline()));
+      g.check(ep.post_send(peer, bytes, out_tag, g.deadline()));
+    }
+  }
+  g.check(ep.wait(send_base + static_cast<std::uint64_t>(total), 0, g.deadline()));
+  return out;
+}
+
+std::vector<double> stream(RdmEndpoint& ep, int peer, StreamRole role, std::size_t bytes, std::uint64_t tag,
+                           const TrafficOptions& o) {
+  const char* dir = role == StreamRole::Both ? "bidirectional" : role == StreamRole::Send ? "send" : "receive";
+  const Guard g{o, peer, fmt::format("{} stream at {} (window {})", dir, format_bytes(bytes), o.window)};
+  const int total = o.warmup + o.iters;
+  const auto w = static_cast<std::uint64_t>(o.window);
+  std::vector<double> out;
+  std::uint64_t sends = ep.sends_done(), recvs = ep.recvs_done();
+  const std::uint64_t data = tag_of(tag, kData), ack = tag_of(tag, kAck);
+  if (role == StreamRole::Receive)  // the first window's receives; later ones go up before each ack
+    for (std::uint64_t k = 0; k < w; ++k) g.check(ep.post_recv(bytes, data, g.deadline()));
+  for (int i = 0; i < total; ++i) {
+    const bool more = i + 1 < total;
+    const auto t0 = Clock::now();
+    switch (role) {
+      case StreamRole::Send:
+        g.check(ep.post_recv(0, ack, g.deadline()));
+        for (std::uint64_t k = 0; k < w; ++k) g.check(ep.post_send(peer, bytes, data, g.deadline()));
+        sends += w, recvs += 1;
+        g.check(ep.wait(sends, recvs, g.deadline()));
+        break;
+      case StreamRole::Receive:
+        recvs += w;
+        g.check(ep.wait(sends, recvs, g.deadline()));
+        if (more)
+          for (std::uint64_t k = 0; k < w; ++k) g.check(ep.post_recv(bytes, data, g.deadline()));
+        g.check(ep.post_send(peer, 0, ack, g.deadline()));
+        sends += 1;
+        break;
+      case StreamRole::Both:
+        for (std::uint64_t k = 0; k < w; ++k) g.check(ep.post_recv(bytes, data, g.deadline()));
+        for (std::uint64_t k = 0; k < w; ++k) g.check(ep.post_send(peer, bytes, data, g.deadline()));
+        sends += w, recvs += w;
+        g.check(ep.wait(sends, recvs, g.deadline()));
+        break;
+    }
+    const auto t1 = Clock::now();
+    if (role != StreamRole::Receive && i >= o.warmup) out.push_back(seconds(t0, t1));
+  }
+  g.check(ep.wait(sends, recvs, g.deadline()));
+  return out;
+}
+
+}  // namespace collbench::ofi

@@ -1,0 +1,34 @@
+// The two measurements between a pair of endpoints: ping-pong latency and windowed streaming
+// bandwidth. Both sides call the same function with their role; the samples come back raw (seconds
+// per iteration) and reports/fabric_math.h turns them into latency and bandwidth.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "bench/ofi/endpoint.h"
+
+namespace collbench::ofi {
+
+struct TrafficOptions {
+  int warmup = 100;  // untimed iterations first
+  int iters = 1000;  // timed iterations
+  int window = 16;   // stream: sends outstanding per iteration
+  double timeout_s = 30;  // longest wait for one completion; past it, PeerTimeout
+};
+
+// Ping-pong of `bytes` with `peer`. The initiator returns one sample per timed iteration: half the
+// round trip (one-way latency, as fi_pingpong's usec/xfer); the responder returns nothing.
+std::vector<double> pingpong(RdmEndpoint& ep, int peer, bool initiator, std::size_t bytes, std::uint64_t tag,
+                             const TrafficOptions& o);
+
+enum class StreamRole { Send, Receive, Both };
+
+// One iteration: `window` messages of `bytes` in flight at once, then a short acknowledgement from
+// the receiver (Send/Receive); with Both, each side sends a window and receives the other's. The
+// sending side returns one sample per timed iteration, the seconds from the first post to the
+// acknowledgement (Both: to the last completion); Receive returns nothing.
+std::vector<double> stream(RdmEndpoint& ep, int peer, StreamRole role, std::size_t bytes, std::uint64_t tag,
+                           const TrafficOptions& o);
+
+}  // namespace collbench::ofi

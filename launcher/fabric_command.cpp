@@ -1,0 +1,270 @@
+#include "launcher/fabric_command.h"
+
+#include <cstdio>
+
+#include "bench/errors.h"
+
+#if !COLLBENCH_WITH_LIBFABRIC
+
+namespace collbench {
+
+int fabric_command(const Command&, const std::vector<std::string>&) {
+  std::fprintf(stderr,
+               "collbench: error: this collbench was built without libfabric; install libfabric-dev (or point "
+               "PKG_CONFIG_PATH at /opt/amazon/efa/lib/pkgconfig) and rebuild\n");
+  return kExitCouldNotRun;
+}
+
+}  // namespace collbench
+
+#else
+
+#include <fmt/format.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "bench/mpi_check.h"
+#include "bench/ofi/endpoint.h"
+#include "bench/ofi/lane_run.h"
+#include "bench/ofi/lanes.h"
+#include "bench/ofi/offers.h"
+#include "bench/ofi/provider_choice.h"
+#include "bench/schedules.h"
+#include "bench/sizes.h"
+#include "launcher/agree.h"
+#include "launcher/env_collect.h"
+#include "launcher/fabric_results.h"
+#include "launcher/verdicts.h"
+#include "launcher/world.h"
+#include "reports/references.h"
+
+namespace collbench {
+namespace {
+
+using report::Finding;
+
+// Every process learns the worst exit code of a step; the lowest failing rank says why.
+int settle(MPI_Comm comm, int rank, int code, const std::string& why) {
+  int worst = 0, first = code != 0 ? rank : INT_MAX, lowest = INT_MAX;
+  MPI_CHECK(MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm));
+  if (worst == 0) return 0;
+  MPI_CHECK(MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, comm));
+  if (rank == lowest) std::fprintf(stderr, "collbench: error: %s\n", why.c_str());
+  return worst;
+}
+
+// Runs `step`, mapping UsageError to 2 and any other failure to 1, with its message.
+template <class F>
+int attempt(F&& step, std::string& why) {
+  try {
+    step();
+    return 0;
+  } catch (const UsageError& e) {
+    why = e.what();
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    why = e.what();
+    return kExitCouldNotRun;
+  }
+}
+
+std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine, int size) {
+  int len = static_cast<int>(mine.size()), longest = 0;
+  MPI_CHECK(MPI_Allreduce(&len, &longest, 1, MPI_INT, MPI_MAX, comm));
+  std::vector<int> lens(static_cast<std::size_t>(size));
+  MPI_CHECK(MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm));
+  std::string padded = mine;
+  padded.resize(static_cast<std::size_t>(longest));
+  std::string all(static_cast<std::size_t>(longest) * static_cast<std::size_t>(size), '\0');
+  MPI_CHECK(MPI_Allgather(padded.data(), longest, MPI_CHAR, all.data(), longest, MPI_CHAR, comm));
+  std::vector<std::string> out;
+  for (int r = 0; r < size; ++r)
+    out.push_back(all.substr(static_cast<std::size_t>(r) * longest, static_cast<std::size_t>(lens[r])));
+  return out;
+}
+
+std::string bcast_string(MPI_Comm comm, std::string s) {
+  int len = static_cast<int>(s.size());
+  MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, 0, comm));
+  s.resize(static_cast<std::size_t>(len));
+  MPI_CHECK(MPI_Bcast(s.data(), len, MPI_CHAR, 0, comm));
+  return s;
+}
+
+Schedule schedule_for(const std::string& pattern, int n) {
+  if (pattern == "pairwise") return pairwise_schedule(n);
+  if (pattern == "screen") return screen_schedule(n);
+  return auto_schedule(n);
+}
+
+[[noreturn]] void abort_run(MPI_Comm comm, const std::string& line) {
+  std::fprintf(stderr, "%s\n", line.c_str());
+  std::fflush(stderr);
+  MPI_Abort(comm, kExitCouldNotRun);
+  _exit(kExitCouldNotRun);
+}
+
+}  // namespace
+
+int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
+  const FabricOptions& o = cmd.fabric;
+  int rank = 0, size = 1;
+  MPI_Comm comm = dup_world(&rank, &size);
+  const std::string host = this_host();
+  const ofi::Who who{rank, host};
+  std::string why;
+
+  // Layout: hosts by rank, nodes in order of their lowest rank, the units the schedule pairs.
+  const std::vector<std::string> hosts = allgather_strings(comm, host, size);
+  std::vector<ofi::Unit> nodes;
+  for (int r = 0; r < size; ++r) {
+    auto it = std::find_if(nodes.begin(), nodes.end(), [&](const ofi::Unit& u) { return u.name == hosts[r]; });
+    if (it == nodes.end()) it = nodes.insert(nodes.end(), ofi::Unit{hosts[r], {}});
+    it->ranks.push_back(r);
+  }
+  const std::vector<ofi::Unit> units = ofi::fabric_units(nodes);
+  const bool per_rank = nodes.size() == 1;
+  int local_rank = 0;
+  for (const auto& n : nodes)
+    for (std::size_t i = 0; i < n.ranks.size(); ++i)
+      if (n.ranks[i] == rank) local_rank = static_cast<int>(i);
+  if (units.size() < 2) {
+    if (rank == 0)
+      std::fprintf(stderr, "collbench: error: fabric needs two endpoints to pair: run at least 2 ranks "
+                           "(mpirun -np 2 ..., or one rank per node with -N 1)\n");
+    return kExitUsage;
+  }
+
+  // Bad input first, before anything is measured or written.
+  int code = 0;
+  ofi::ProviderChoice choice;
+  std::string instance_type;
+  std::optional<report::InstanceThresholds> thresholds;
+  if (rank == 0)
+    code = attempt(
+        [&] {
+          if (!o.output.empty()) {
+            const auto dir = std::filesystem::absolute(o.output).parent_path();
+            if (!std::filesystem::is_directory(dir))
+              throw UsageError(fmt::format("-o {}: folder {} does not exist; create it or write elsewhere", o.output,
+                                           dir.string()));
+          }
+          instance_type = resolve_instance_type(cmd.verdict, read_instance_type(CollectOptions{}.dmi_product_name));
+          thresholds = thresholds_for(cmd.verdict, instance_type);
+          choice = ofi::choose_provider(o.provider, ofi::rdm_provider_names(), ofi::all_provider_names());
+        },
+        why);
+  if (int c = settle(comm, rank, code, why)) return c;
+  choice.core = bcast_string(comm, choice.core);
+
+  ofi::InfoPtr info;
+  code = attempt(
+      [&] {
+        info = ofi::pick_info(choice.core, !per_rank, local_rank, who);
+        if (!info)
+          throw RunError(fmt::format("provider {} offers no {}RDM endpoint on host {} (rank {}){}", choice.core,
+                                     per_rank ? "" : "off-host ", host, rank,
+                                     per_rank ? "" : "; a tcp endpoint on the loopback interface cannot reach other "
+                                                     "nodes: check the interfaces, or FI_TCP_IFACE"));
+        const ofi::EndpointFacts f = ofi::facts_of(*info);
+        ofi::check_message_size(o.max_bytes, f.max_msg_size, f.provider);
+      },
+      why);
+  if (int c = settle(comm, rank, code, why)) return c;
+
+  // Endpoints, and every rank's address in every rank's address vector.
+  std::unique_ptr<ofi::RdmEndpoint> ep;
+  code = attempt([&] { ep = std::make_unique<ofi::RdmEndpoint>(std::move(info), o.max_bytes, o.window + 2, who); },
+                 why);
+  if (int c = settle(comm, rank, code, why)) return c;
+  std::vector<std::vector<char>> names;
+  {
+    const std::vector<char> mine = ep->name();
+    for (const auto& s : allgather_strings(comm, std::string(mine.begin(), mine.end()), size))
+      names.emplace_back(s.begin(), s.end());
+  }
+  code = attempt([&] { ep->insert_peers(names); }, why);
+  if (int c = settle(comm, rank, code, why)) return c;
+
+  // What each node shows of EFA, for the profile check.
+  int efa = count_efa_devices(CollectOptions{}.infiniband_dir);
+  std::vector<int> efa_by_rank(static_cast<std::size_t>(size));
+  MPI_CHECK(MPI_Gather(&efa, 1, MPI_INT, efa_by_rank.data(), 1, MPI_INT, 0, comm));
+
+  FabricResults results(o, cmd.verdict, argv, now_utc());
+  const Schedule schedule = schedule_for(o.pattern, static_cast<int>(units.size()));
+  if (rank == 0) {
+    results.set_layout(size, nodes, units, per_rank, schedule);
+    results.set_provider(choice, ep->facts(), ofi::libfabric_version());
+    results.set_environment(instance_type, thresholds, efa_by_rank);
+    std::fputs(results.header().c_str(), stdout);
+    std::fflush(stdout);
+  }
+
+  ofi::LanePlan plan;
+  for (std::uint64_t b : sweep_sizes(o.min_bytes, o.max_bytes, o.factor, 0)) {
+    if (b <= o.latency_max) plan.latency_sizes.push_back(b);
+    if (b >= o.bandwidth_min) plan.bandwidth_sizes.push_back(b);
+  }
+  plan.pingpong = {o.warmup, o.iters, 1, o.timeout_s};
+  plan.stream = {o.bw_warmup, o.bw_iters, o.window, o.timeout_s};
+
+  nlohmann::json mine = nlohmann::json::array();
+  for (std::size_t r = 0; r < schedule.size(); ++r) {
+    const auto lane = ofi::lane_of(rank, schedule, static_cast<int>(r), units);
+    if (lane) {
+      const bool initiator = lane->rank_a == rank;
+      const int peer = initiator ? lane->rank_b : lane->rank_a;
+      if (rank == o.silent_rank)
+        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));  // --inject silent: never answer
+      plan.tag_base = static_cast<std::uint64_t>(r) * 100000;
+      try {
+        const ofi::LaneSamples s = ofi::run_lane(*ep, peer, initiator, plan);
+        mine.push_back(lane_samples_json(*lane, initiator, s));
+      } catch (const ofi::PeerTimeout& e) {
+        const Finding f{"FABRIC_PEER_TIMEOUT", report::Tag::Fail, report::Priority::P0,
+                        fmt::format("rank {} (host {}) got no answer from rank {} (host {}) in round {}: {}; that "
+                                    "process is hung, dead or unreachable over {}",
+                                    rank, host, e.peer, hosts[static_cast<std::size_t>(e.peer)], r, e.phase,
+                                    ep->facts().provider),
+                        report::ref::kTimeoutHang};
+        abort_run(comm, report::render_finding(f, false));
+      } catch (const std::exception& e) {
+        abort_run(comm, fmt::format("collbench: error: round {}, with rank {} (host {}): {}", r, peer,
+                                    hosts[static_cast<std::size_t>(peer)], e.what()));
+      }
+    }
+    MPI_CHECK(MPI_Barrier(comm));
+  }
+
+  const std::vector<std::string> parts = gather_strings(mine.dump());
+  int exit_code = 0;
+  if (rank == 0) {
+    code = attempt(
+        [&] {
+          for (const auto& p : parts) results.add_lanes(nlohmann::json::parse(p));
+          exit_code = results.finish(use_color(cmd.verdict.color), o.output);
+        },
+        why);
+    if (code != 0) {
+      std::fprintf(stderr, "collbench: error: %s\n", why.c_str());
+      exit_code = code;
+    }
+  }
+  MPI_CHECK(MPI_Bcast(&exit_code, 1, MPI_INT, 0, comm));
+  ep.reset();
+  MPI_Comm_free(&comm);
+  return exit_code;
+}
+
+}  // namespace collbench
+
+#endif

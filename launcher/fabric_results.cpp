@@ -1,0 +1,179 @@
+#include "launcher/fabric_results.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "bench/sizes.h"
+#include "reports/fabric_json.h"
+#include "reports/fabric_math.h"
+#include "reports/fabric_text.h"
+#include "reports/fabric_verdicts.h"
+#include "reports/journal.h"
+#include "reports/stats.h"
+#include "reports/summary.h"
+
+namespace collbench {
+namespace {
+
+using nlohmann::json;
+
+json sizes_json(const std::vector<ofi::SizeSamples>& v) {
+  json out = json::array();
+  for (const auto& s : v) out.push_back({s.bytes, s.seconds});
+  return out;
+}
+
+// bytes -> seconds of one sample list in a lane object.
+std::vector<std::pair<std::uint64_t, std::vector<double>>> sizes_from(const json& v) {
+  std::vector<std::pair<std::uint64_t, std::vector<double>>> out;
+  for (const auto& s : v) out.push_back({s[0].get<std::uint64_t>(), s[1].get<std::vector<double>>()});
+  return out;
+}
+
+report::BandwidthPoint& point_for(report::FabricLane& l, std::uint64_t bytes, int window) {
+  for (auto& p : l.bandwidth)
+    if (p.bytes == bytes) return p;
+  l.bandwidth.push_back({});
+  l.bandwidth.back().bytes = bytes;
+  l.bandwidth.back().window = window;
+  return l.bandwidth.back();
+}
+
+}  // namespace
+
+json lane_samples_json(const ofi::Lane& lane, bool initiator, const ofi::LaneSamples& s) {
+  return {{"round", lane.round},   {"a", lane.a},
+          {"b", lane.b},           {"lane", lane.lane},
+          {"rank_a", lane.rank_a}, {"rank_b", lane.rank_b},
+          {"initiator", initiator}, {"latency", sizes_json(s.latency)},
+          {"forward", sizes_json(s.forward)}, {"backward", sizes_json(s.backward)},
+          {"bidir", sizes_json(s.bidir)}};
+}
+
+FabricResults::FabricResults(const FabricOptions& o, const VerdictOptions& v, std::vector<std::string> argv,
+                             std::string started_at)
+    : verdict_(v) {
+  run_.tool_version = COLLBENCH_VERSION;
+  run_.started_at = std::move(started_at);
+  run_.argv = std::move(argv);
+  run_.pattern = o.pattern;
+  run_.options = {o.min_bytes, o.max_bytes, o.factor, o.latency_max, o.bandwidth_min, o.iters, o.warmup,
+                  o.bw_iters,  o.bw_warmup, o.window, o.timeout_s};
+  run_.provider.requested = o.provider;
+  for (std::uint64_t b : sweep_sizes(o.min_bytes, o.max_bytes, o.factor, 0)) {
+    if (b <= o.latency_max && run_.latency_bytes == 0) run_.latency_bytes = b;
+    if (b >= o.bandwidth_min) run_.bandwidth_bytes = b;
+  }
+}
+
+void FabricResults::set_layout(int ranks, const std::vector<ofi::Unit>& nodes, const std::vector<ofi::Unit>& units,
+                               bool per_rank, const Schedule& schedule) {
+  run_.ranks = ranks;
+  for (const auto& n : nodes) run_.nodes.push_back({n.name, n.ranks});
+  for (const auto& u : units) run_.units.push_back({u.name, u.ranks});
+  run_.per_rank = per_rank;
+  for (const auto& r : schedule) run_.rounds.push_back(r.pairs);
+}
+
+void FabricResults::set_provider(const ofi::ProviderChoice& choice, const ofi::EndpointFacts& f,
+                                 const std::string& libfabric) {
+  auto& p = run_.provider;
+  p.name = f.provider;
+  p.core = ofi::core_provider(f.provider);
+  p.over_ip = ofi::is_ip_provider(p.core);
+  p.reason = choice.reason;
+  p.fell_back = choice.fell_back;
+  p.fabric = f.fabric;
+  p.domain = f.domain;
+  p.libfabric = libfabric;
+  p.messaging = f.tagged ? "tagged" : "msg";
+  p.mr_local = f.mr_local;
+  p.max_msg_size = f.max_msg_size;
+}
+
+void FabricResults::set_environment(const std::string& instance_type,
+                                    const std::optional<report::InstanceThresholds>& t,
+                                    const std::vector<int>& efa_by_rank) {
+  run_.instance_type = instance_type;
+  if (t) profile_ = t->hardware;
+  // A node's count is the fewest any of its ranks saw.
+  for (const auto& n : run_.nodes) {
+    int fewest = INT32_MAX;
+    for (int r : n.ranks) fewest = std::min(fewest, efa_by_rank.at(static_cast<std::size_t>(r)));
+    run_.efa_devices.push_back({n.name, fewest});
+  }
+}
+
+std::string FabricResults::header() const { return report::render_fabric_header(run_); }
+
+report::FabricLane& FabricResults::lane(int round, int a, int b, int lane, int rank_a, int rank_b) {
+  auto pair = std::find_if(run_.pairs.begin(), run_.pairs.end(),
+                           [&](const report::FabricPair& p) { return p.round == round && p.a == a && p.b == b; });
+  if (pair == run_.pairs.end()) pair = run_.pairs.insert(run_.pairs.end(), report::FabricPair{round, a, b, {}});
+  auto l = std::find_if(pair->lanes.begin(), pair->lanes.end(), [&](const auto& x) { return x.lane == lane; });
+  if (l == pair->lanes.end()) l = pair->lanes.insert(pair->lanes.end(), report::FabricLane{lane, rank_a, rank_b, {}, {}});
+  return *l;
+}
+
+void FabricResults::add_lanes(const json& lanes) {
+  const int window = run_.options.window;
+  for (const auto& j : lanes) {
+    report::FabricLane& l = lane(j["round"], j["a"], j["b"], j["lane"], j["rank_a"], j["rank_b"]);
+    for (const auto& [bytes, s] : sizes_from(j["latency"])) l.latency.push_back(report::latency_point(bytes, s));
+    for (const auto& [bytes, s] : sizes_from(j["forward"])) {
+      auto& p = point_for(l, bytes, window);
+      const auto gbs = report::stream_gbs(bytes, window, s);
+      p.a_to_b_gbs = report::median(gbs);
+      p.samples = gbs.size();
+      p.uni_gbs.insert(p.uni_gbs.end(), gbs.begin(), gbs.end());
+    }
+    for (const auto& [bytes, s] : sizes_from(j["backward"])) {
+      auto& p = point_for(l, bytes, window);
+      const auto gbs = report::stream_gbs(bytes, window, s);
+      p.b_to_a_gbs = report::median(gbs);
+      p.uni_gbs.insert(p.uni_gbs.end(), gbs.begin(), gbs.end());
+    }
+    for (const auto& [bytes, s] : sizes_from(j["bidir"]))
+      point_for(l, bytes, window).bidir_gbs = report::median(report::stream_gbs(bytes, window, s, 2));
+  }
+}
+
+int FabricResults::finish(bool color, const std::string& output) {
+  std::sort(run_.pairs.begin(), run_.pairs.end(), [](const auto& x, const auto& y) {
+    return std::tie(x.round, x.a, x.b) < std::tie(y.round, y.a, y.b);
+  });
+  for (auto& p : run_.pairs) {
+    std::sort(p.lanes.begin(), p.lanes.end(), [](const auto& x, const auto& y) { return x.lane < y.lane; });
+    for (auto& l : p.lanes)
+      std::sort(l.bandwidth.begin(), l.bandwidth.end(), [](const auto& x, const auto& y) { return x.bytes < y.bytes; });
+  }
+  const int n = static_cast<int>(run_.units.size());
+  std::vector<report::NodeEfa> efa;
+  for (const auto& [node, count] : run_.efa_devices) efa.push_back({node, count});
+  std::vector<report::Finding> findings =
+      report::fabric_environment_findings(run_.provider, run_.instance_type, profile_, efa);
+
+  std::optional<report::Attribution> lat, bw;
+  std::string text = report::render_latency_table(run_) + report::render_bandwidth_table(run_);
+  for (auto m : {report::FabricMeasure::Latency, report::FabricMeasure::Bandwidth}) {
+    const auto samples = report::fabric_pair_samples(run_, m);
+    if (samples.empty()) continue;
+    auto& slot = m == report::FabricMeasure::Latency ? lat : bw;
+    slot = report::attribute(samples, n, report::fabric_attribution_options(m));
+    text += report::render_fabric_matrix(*slot, run_, m == report::FabricMeasure::Latency);
+    const auto f = report::fabric_attribution_findings(*slot, run_, m);
+    findings.insert(findings.end(), f.begin(), f.end());
+  }
+  const int exit_code = report::exit_code_for(findings, verdict_.fail_on_warn);
+  std::fputs(text.c_str(), stdout);
+  std::fputs(report::render_findings(findings, color).c_str(), stdout);
+  std::fputs(report::render_summary(findings, color).c_str(), stdout);
+  std::fflush(stdout);
+  if (!output.empty())
+    report::write_file_atomically(
+        output, report::fabric_document(run_, lat ? &*lat : nullptr, bw ? &*bw : nullptr, findings, exit_code).dump(2) +
+                    "\n");
+  return exit_code;
+}
+
+}  // namespace collbench

@@ -1,0 +1,51 @@
+// Rank 0's side of `collbench fabric` after the measurements: the lanes' raw samples become the
+// result model (reports/fabric_result.h), then verdicts, text, and the JSON document.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/ofi/endpoint.h"
+#include "bench/ofi/lane_run.h"
+#include "bench/ofi/lanes.h"
+#include "bench/ofi/provider_choice.h"
+#include "launcher/cli.h"
+#include "reports/fabric_result.h"
+#include "reports/thresholds.h"
+
+namespace collbench {
+
+// One lane's samples, as this rank timed them, for the trip to rank 0.
+nlohmann::json lane_samples_json(const ofi::Lane& lane, bool initiator, const ofi::LaneSamples& s);
+
+class FabricResults {
+ public:
+  FabricResults(const FabricOptions& o, const VerdictOptions& v, std::vector<std::string> argv, std::string started_at);
+
+  void set_layout(int ranks, const std::vector<ofi::Unit>& nodes, const std::vector<ofi::Unit>& units, bool per_rank,
+                  const Schedule& schedule);
+  void set_provider(const ofi::ProviderChoice& choice, const ofi::EndpointFacts& facts, const std::string& libfabric);
+  void set_environment(const std::string& instance_type, const std::optional<report::InstanceThresholds>& t,
+                       const std::vector<int>& efa_by_rank);
+  std::string header() const;
+
+  // A gathered array of lane_samples_json() objects.
+  void add_lanes(const nlohmann::json& lanes);
+
+  // Prints tables, matrices, findings and the summary; writes `output` (atomically) unless empty.
+  // Returns the exit code.
+  int finish(bool color, const std::string& output);
+
+  const report::FabricRun& run() const { return run_; }
+
+ private:
+  report::FabricLane& lane(int round, int a, int b, int lane, int rank_a, int rank_b);
+
+  VerdictOptions verdict_;
+  report::FabricRun run_;
+  std::optional<report::HardwareProfile> profile_;
+};
+
+}  // namespace collbench
