@@ -103,6 +103,9 @@ done
 if [[ -x $build/collbench ]]; then
   step run_nccl to_files "$out/run_nccl.txt" "$build/collbench" run --backend nccl -g "$ngpus" -b 8 -e 256M -f 2 \
     --json "$out/run_nccl.json"
+  # --scope node splits the communicators with ncclCommSplit (one group per node).
+  step run_nccl_scope_node to_files "$out/run_nccl_scope_node.txt" "$build/collbench" run --backend nccl \
+    -g "$ngpus" --scope node --ops all_reduce,all_to_all -b 1M -e 64M -f 4 --json "$out/run_nccl_scope_node.json"
 else
   summary+=("run_nccl: collbench not built")
   failed=1
