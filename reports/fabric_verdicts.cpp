@@ -116,7 +116,9 @@ std::vector<PairSample> fabric_pair_samples(const FabricRun& run, FabricMeasure 
 
 AttributionOptions fabric_attribution_options(FabricMeasure m) {
   AttributionOptions o;
-  if (m == FabricMeasure::Latency) o.min_drop = 0.20;
+  // Rates are 1/latency: a drop of 0.5 is twice the median latency. Small-message timing on shared
+  // hosts swings by 1.5x between healthy pairs of one run (seen on the fake cluster).
+  if (m == FabricMeasure::Latency) o.min_drop = 0.50;
   return o;
 }
 
