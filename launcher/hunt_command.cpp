@@ -78,7 +78,8 @@ std::string plan_text(const report::HuntPlan& p, const Schedule& s, bool node_ph
 }
 
 // Suspects for the confirmation round: nodes not judged healthy and the ends of slow or doubtful
-// links; partners: healthy nodes, best first.
+// links; partners: healthy nodes, best first. Then the slow or doubtful links themselves once
+// more, node-disjoint per round, since only the pair itself can confirm a link.
 Schedule confirmation(const report::Attribution& a) {
   std::vector<int> suspects, healthy;
   for (const auto& nv : a.nodes)
@@ -92,7 +93,21 @@ Schedule confirmation(const report::Attribution& a) {
       good.push_back(&nv);
   std::stable_sort(good.begin(), good.end(), [](const auto* x, const auto* y) { return x->score > y->score; });
   for (const auto* nv : good) healthy.push_back(nv->node);
-  return confirm_schedule(suspects, healthy);
+  Schedule out = confirm_schedule(suspects, healthy);
+  Schedule links;
+  for (const auto* ls : {&a.slow_links, &a.suspect_links})
+    for (const auto& l : *ls) {
+      auto fits = [&](const Round& r) {
+        return std::none_of(r.pairs.begin(), r.pairs.end(), [&](const auto& p) {
+          return p.first == l.a || p.second == l.a || p.first == l.b || p.second == l.b;
+        });
+      };
+      auto it = std::find_if(links.begin(), links.end(), fits);
+      if (it == links.end()) it = links.insert(links.end(), Round{});
+      it->pairs.push_back({std::min(l.a, l.b), std::max(l.a, l.b)});
+    }
+  out.insert(out.end(), links.begin(), links.end());
+  return out;
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ struct Pair {
   int a = 0, b = 0;
   double median = 0;
   std::size_t samples = 0;
+  double noise = 0;  // scaled MAD of its samples
 };
 
 // Samples pooled per unordered pair over the rounds kept; adj[v] = (partner, index into pairs).
@@ -56,7 +57,7 @@ Pooled pool(const std::vector<PairSample>& samples, int n, const std::set<int>& 
       values.insert(values.end(), v.begin(), v.end());
     }
     const int p = static_cast<int>(out.pairs.size());
-    out.pairs.push_back({k.first, k.second, median(values), values.size()});
+    out.pairs.push_back({k.first, k.second, median(values), values.size(), scaled_mad(values)});
     out.adj[k.first].push_back({k.second, p});
     out.adj[k.second].push_back({k.first, p});
   }
@@ -230,6 +231,15 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
     if (fine(q.a) && fine(q.b)) meds.push_back(q.median);
   const Bound pb = make_bound(meds, opt);
   out.pair_median = pb.ref;
+  // A link is named only when its gap is also beyond the noise of its own iterations: mad_k
+  // standard errors of its median (1.2533 sigma / sqrt(n), sigma from it or a typical pair).
+  std::vector<double> noises;
+  for (const auto& q : kept.pairs) noises.push_back(q.noise);
+  const double typical_noise = noises.empty() ? 0 : median(noises);
+  auto beyond_noise = [&](const Pair& q) {
+    const double se = 1.2533 * std::max(q.noise, typical_noise) / std::sqrt(static_cast<double>(std::max<std::size_t>(q.samples, 1)));
+    return pb.ref - q.median > opt.mad_k * se;
+  };
   // A node in doubt only because its pairs disagree is cleared when its slow pairs are links:
   // without them (pairs far below the others, on enough samples) at least two other partners
   // score like the rest. With few partners one slow link can pull a node's median down with it.
@@ -237,7 +247,7 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
     std::vector<char> link(kept.pairs.size(), 0);
     for (std::size_t i = 0; i < kept.pairs.size(); ++i) {
       const auto& q = kept.pairs[i];
-      link[i] = fine(q.a) && fine(q.b) && pb.slow(q.median) &&
+      link[i] = fine(q.a) && fine(q.b) && pb.slow(q.median) && beyond_noise(q) &&
                 q.samples >= static_cast<std::size_t>(opt.min_samples_per_pair);
     }
     std::vector<double> rest;
@@ -264,8 +274,8 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
   auto healthy = [&](int v) { return healthy_before[v] != 0; };
   for (const auto& q : kept.pairs) {
     if (!healthy(q.a) || !healthy(q.b)) continue;
-    if (!pb.slow(q.median)) {
-      if (pb.ref > 0 && pb.drop(q.median) >= 3 * opt.min_drop)
+    if (!pb.slow(q.median) || !beyond_noise(q)) {
+      if (pb.ref > 0 && (pb.slow(q.median) || pb.drop(q.median) >= 3 * opt.min_drop))
         out.suspect_links.push_back({q.a, q.b, q.median, pb.drop(q.median)});
       continue;
     }
@@ -340,8 +350,9 @@ std::vector<Finding> attribution_findings(const Attribution& a, const std::vecto
     if (a.suspect_links.size() > kListedInconclusive)
       list += fmt::format("; and {} more", a.suspect_links.size() - kListedInconclusive);
     out.push_back({"HUNT_INCONCLUSIVE", Tag::Warn, Priority::P2,
-                   fmt::format("{} pair(s) far below the pair median {:.3g} GB/s on {} but within the spread of the "
-                               "other pairs ({}); inconclusive, rerun with more iterations",
+                   fmt::format("{} pair(s) below the pair median {:.3g} GB/s on {} but within the spread of the "
+                               "other pairs or the noise of their own iterations ({}); inconclusive, rerun with more "
+                               "iterations",
                                a.suspect_links.size(), a.pair_median, what, list),
                    ref::kPairwise});
   }

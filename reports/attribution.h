@@ -45,8 +45,8 @@ struct Attribution {
   double pair_median = 0;     // median of the pair medians that the link rule compares against
   std::vector<NodeVerdict> nodes;  // one per node, by index
   std::vector<LinkVerdict> slow_links;
-  // Far below the other pairs (at least 3x min_drop) but within their noise: not named, not
-  // passed either; reported as inconclusive.
+  // Slow next to the other pairs but within the noise of its own iterations, or far below them
+  // (at least 3x min_drop) but within their spread: not named, not passed either; inconclusive.
   std::vector<LinkVerdict> suspect_links;
   std::vector<int> fabric_wide_rounds;
   std::vector<std::vector<double>> matrix;  // node x node median busbw over all samples, NaN where unmeasured
