@@ -61,6 +61,22 @@ GroupJudgement judge_groups(const std::vector<GroupScore>& groups, const GroupRu
   return out;
 }
 
+GroupJudgement combine_runs(const GroupJudgement& first, const GroupJudgement& second) {
+  using Kind = GroupVerdict::Kind;
+  GroupJudgement out = second;
+  for (std::size_t i = 0; i < out.groups.size() && i < first.groups.size(); ++i) {
+    const Kind a = first.groups[i].kind, b = second.groups[i].kind;
+    GroupVerdict& v = out.groups[i];
+    if (a == Kind::Slow && b == Kind::Slow) continue;
+    if (b == Kind::Healthy && a != Kind::Slow) continue;
+    if (b == Kind::Inconclusive) continue;  // keeps the second run's reason
+    v.kind = Kind::Inconclusive;
+    v.reason = fmt::format("slow in one of two runs only ({:.0f}% and {:.0f}% below)", 100 * first.groups[i].drop,
+                           100 * second.groups[i].drop);
+  }
+  return out;
+}
+
 std::vector<Finding> group_findings(const std::vector<GroupScore>& groups, const GroupJudgement& j, GroupKind kind,
                                     const std::string& what) {
   std::vector<Finding> out;

@@ -42,6 +42,10 @@ struct GroupRule : OutlierRule {
 // so is a gap within the noise of the iterations (less than mad_k standard errors of a median).
 GroupJudgement judge_groups(const std::vector<GroupScore>& groups, const GroupRule& rule = {});
 
+// Two runs of the same groups: slow only when slow in both; healthy when the second run is and
+// the first was at most in doubt; otherwise inconclusive. Drops and reference from `second`.
+GroupJudgement combine_runs(const GroupJudgement& first, const GroupJudgement& second);
+
 // SLOW_NODE_LOCAL / SLOW_RAIL (FAIL P1), GROUPS_INCONCLUSIVE (WARN P2) or GROUPS_EVEN (PASS); nothing
 // when no group moved data (one rank each);
 // `what` names the measurement, e.g. "all_reduce busbw at 64 MiB".

@@ -66,7 +66,8 @@ json hunt_document(const HuntRecord& r, const Attribution& a, const std::vector<
   doc["rounds_wall_s"] = total;
 
   json node_phase = json::array();
-  const GroupJudgement judged = judge_groups(r.node_phase);
+  const GroupJudgement judged =
+      r.node_judgement.groups.size() == r.node_phase.size() ? r.node_judgement : judge_groups(r.node_phase);
   for (std::size_t i = 0; i < r.node_phase.size(); ++i) {
     const GroupScore& g = r.node_phase[i];
     const GroupVerdict& v = judged.groups[i];

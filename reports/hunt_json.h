@@ -36,7 +36,8 @@ struct HuntRecord {
   RunHeader header;  // sweep: the one size; world: nodes in attribution order
   HuntPlan plan;
   std::vector<HuntRound> rounds;
-  std::vector<GroupScore> node_phase;  // one per node; empty when the phase did not run
+  std::vector<GroupScore> node_phase;  // one per node, its last run; empty when the phase did not run
+  GroupJudgement node_judgement;       // over every run of the node phase
   std::vector<PairSample> samples;
 };
 

@@ -8,7 +8,9 @@
 #      slow link must stand clear of that noise), --pattern pairwise: that link is named, and neither
 #      node is a straggler;
 #   3. no shaping, --pattern auto, three runs in a row: no [FAIL] and exit 0 each time ([WARN] for
-#      an inconclusive node is allowed: noise on these machines is real).
+#      an inconclusive node is allowed). 8 ranks share 2 cores here, so a short round can see one
+#      node 20-40% slower from scheduling alone; these runs measure 4 MiB x 30 iterations per round,
+#      enough to average that out (-b 1M -n 10 gave a false [FAIL] in about one run of ten).
 # Exit: 0 pass, 1 fail, 77 skip (not root or no network namespaces; the reason is printed).
 # Env: COLLBENCH (default build/collbench), FC_MPIRUN_TIMEOUT (seconds, default 150).
 set -uo pipefail
@@ -21,12 +23,16 @@ out=$(mktemp /tmp/cb-hunt.XXXXXX)
 json=$(mktemp /tmp/cb-hunt-json.XXXXXX)
 trap '"$FC" down >/dev/null 2>&1; rm -f "$out" "$json" "$json.partial"' EXIT
 "$FC" up 4 >/dev/null || { say "FAIL: fake-cluster up"; exit 1; }
-# hunt_once PATTERN: runs the hunt on the cluster as shaped now; output in $out, JSON in $json, exit code in $rc.
+# hunt_once PATTERN [OPTIONS]: runs the hunt on the cluster as shaped now (default -b 1M -n 10);
+# output in $out, JSON in $json, exit code in $rc.
 hunt_once() {
+  local pattern=$1
+  shift
+  [ $# -gt 0 ] || set -- -b 1M -n 10
   rm -f "$json"
   # shellcheck disable=SC2046
   timeout "${FC_MPIRUN_TIMEOUT:-150}" mpirun $("$FC" mpirun-args) -np 8 --map-by node \
-    "$BIN" hunt --backend mpi --pattern "$1" -b 1M -n 10 --no-color --json "$json" >"$out" 2>&1
+    "$BIN" hunt --backend mpi --pattern "$pattern" "$@" --no-color --json "$json" >"$out" 2>&1
   rc=$?
   cat "$out"
 }
@@ -66,7 +72,7 @@ say "PASS: slow link: node0 <-> node1 named, no straggler"
 
 "$FC" unshape >/dev/null || { say "FAIL: unshape"; exit 1; }
 for i in 1 2 3; do
-  hunt_once auto
+  hunt_once auto -b 4M -n 30
   if [ "$rc" -ne 0 ] || grep -q '^\[FAIL\]' "$out"; then say "FAIL: clean run $i: exit $rc, or a [FAIL] without any shaping"; exit 1; fi
   say "clean run $i: exit 0, no [FAIL] ($(grep -c '^\[WARN\]' "$out") [WARN])"
 done

@@ -93,6 +93,19 @@ TEST(GroupVerdicts, AGapWithinTheIterationsNoiseIsInconclusive) {
   EXPECT_EQ(judge_groups(g).groups[2].kind, Kind::Slow);
 }
 
+TEST(GroupVerdicts, TwoRunsNameOnlyWhatIsSlowInBoth) {
+  const auto slow = judge_groups(nodes({300, 305, 180, 298}));
+  const auto even = judge_groups(nodes({300, 305, 299, 298}));
+  const auto doubt = judge_groups(nodes({100, 60, 140, 55, 100, 90, 130}));
+  EXPECT_EQ(combine_runs(slow, slow).groups[2].kind, Kind::Slow);
+  EXPECT_EQ(combine_runs(even, even).groups[2].kind, Kind::Healthy);
+  const auto once = combine_runs(slow, even);
+  EXPECT_EQ(once.groups[2].kind, Kind::Inconclusive);
+  EXPECT_NE(once.groups[2].reason.find("slow in one of two runs only (40% and"), std::string::npos) << once.groups[2].reason;
+  EXPECT_EQ(combine_runs(even, slow).groups[2].kind, Kind::Inconclusive);
+  EXPECT_EQ(combine_runs(doubt, judge_groups(nodes({100, 100, 100, 100, 100, 100, 100}))).groups[3].kind, Kind::Healthy);
+}
+
 TEST(GroupVerdicts, TooFewSamplesIsInconclusive) {
   auto g = nodes({100, 101, 99, 50});
   g[3].samples = 2;
