@@ -132,17 +132,10 @@ NcclBackend::NcclBackend(const NcclBackend& parent, int /*tag*/)
 
 std::unique_ptr<Backend> NcclBackend::split(int color) {
   std::unique_ptr<NcclBackend> child(new NcclBackend(*this, 0));
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;
+  child->make_comms("communicator split", [&](std::size_t i, ncclConfig_t* config) {
+    NCCL_CHECK(ncclCommSplit(locals_[i].comm, color, first_ + static_cast<int>(i), &child->locals_[i].comm, config));
+  });
   try {
-    grouped([&] {
-      for (std::size_t i = 0; i < locals_.size(); ++i) {
-        CUDA_CHECK(cudaSetDevice(locals_[i].device));
-        NCCL_CHECK(ncclCommSplit(locals_[i].comm, color, first_ + static_cast<int>(i), &child->locals_[i].comm,
-                                 &config));
-      }
-    });
-    child->wait_comms("communicator split");
     NCCL_CHECK(ncclCommCount(child->locals_[0].comm, &child->world_));
     NCCL_CHECK(ncclCommUserRank(child->locals_[0].comm, &child->first_));
   } catch (...) {
@@ -201,6 +194,12 @@ void NcclBackend::init_comms() {
   if (mpi_rank_ == 0) NCCL_CHECK(ncclGetUniqueId(&id));
   MPI_CHECK(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD));
 
+  make_comms("communicator init", [&](std::size_t i, ncclConfig_t* config) {
+    NCCL_CHECK(ncclCommInitRankConfig(&locals_[i].comm, world_, id, first_ + static_cast<int>(i), config));
+  });
+}
+
+void NcclBackend::make_comms(const char* what, const std::function<void(std::size_t, ncclConfig_t*)>& make) {
   // Non-blocking, so a peer that never arrives gives a timeout error instead of a hang.
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
@@ -208,10 +207,10 @@ void NcclBackend::init_comms() {
     grouped([&] {
       for (std::size_t i = 0; i < locals_.size(); ++i) {
         CUDA_CHECK(cudaSetDevice(locals_[i].device));
-        NCCL_CHECK(ncclCommInitRankConfig(&locals_[i].comm, world_, id, first_ + static_cast<int>(i), &config));
+        make(i, &config);
       }
     });
-    wait_comms("communicator init");
+    wait_comms(what);
   } catch (...) {
     abort_comms();
     throw;

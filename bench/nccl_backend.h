@@ -6,6 +6,7 @@
 #include <nccl.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +57,9 @@ class NcclBackend final : public Backend {
 
   void open_devices(int gpus_per_process);
   void init_comms();
+  // Makes every local communicator with `make(i, config)` in one NCCL group and waits for them
+  // (`what` names the step); aborts them all on any failure.
+  void make_comms(const char* what, const std::function<void(std::size_t, ncclConfig_t*)>& make);
   // Polls every local communicator until none is ncclInProgress; `what` names the operation.
   // On an error or after the timeout, aborts the communicators and throws RunError.
   void wait_comms(const char* what);

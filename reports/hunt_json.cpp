@@ -110,14 +110,7 @@ json hunt_document(const HuntRecord& r, const Attribution& a, const std::vector<
                         {"slow_links", links(a.slow_links, names)},
                         {"suspect_links", links(a.suspect_links, names)},
                         {"fabric_wide_rounds", a.fabric_wide_rounds}};
-  json fs = json::array();
-  int issues = 0;
-  for (const auto& f : findings) {
-    fs.push_back(to_json(f));
-    issues += f.tag == Tag::Fail || f.tag == Tag::Warn;
-  }
-  doc["findings"] = std::move(fs);
-  doc["verdict"] = {{"issues_found", issues}, {"exit_code", exit_code}};
+  add_verdict(doc, findings, exit_code);
   doc["complete"] = true;
   return doc;
 }

@@ -1,5 +1,7 @@
 #include "reports/json_report.h"
 
+#include "reports/summary.h"
+
 namespace collbench::report {
 
 using nlohmann::json;
@@ -84,6 +86,13 @@ json to_json(const Finding& f) {
           {"reference", f.reference.empty() ? json(nullptr) : json(f.reference)}};
 }
 
+void add_verdict(json& doc, const std::vector<Finding>& findings, int exit_code) {
+  json fs = json::array();
+  for (const auto& f : findings) fs.push_back(to_json(f));
+  doc["findings"] = std::move(fs);
+  doc["verdict"] = {{"issues_found", count_issues(findings)}, {"exit_code", exit_code}};
+}
+
 json run_document(const RunHeader& header, const std::vector<CaseResult>& cases, const std::vector<Finding>& findings,
                   const RunOutcome& outcome) {
   json doc = {{"schema", kRunSchema}};
@@ -91,14 +100,7 @@ json run_document(const RunHeader& header, const std::vector<CaseResult>& cases,
   json cs = json::array();
   for (const auto& c : cases) cs.push_back(to_json(c));
   doc["cases"] = std::move(cs);
-  json fs = json::array();
-  int issues = 0;
-  for (const auto& f : findings) {
-    fs.push_back(to_json(f));
-    issues += f.tag == Tag::Fail || f.tag == Tag::Warn;
-  }
-  doc["findings"] = std::move(fs);
-  doc["verdict"] = {{"issues_found", issues}, {"exit_code", outcome.exit_code}};
+  add_verdict(doc, findings, outcome.exit_code);
   doc["complete"] = outcome.complete;
   doc["error"] = outcome.error.empty() ? json(nullptr) : json(outcome.error);
   return doc;

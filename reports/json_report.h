@@ -13,6 +13,9 @@ nlohmann::json to_json(const RunHeader& header);
 nlohmann::json to_json(const CaseResult& c);
 nlohmann::json to_json(const Finding& f);
 
+// doc["findings"] and doc["verdict"] (issues_found, exit_code): the same in every document.
+void add_verdict(nlohmann::json& doc, const std::vector<Finding>& findings, int exit_code);
+
 nlohmann::json run_document(const RunHeader& header, const std::vector<CaseResult>& cases,
                             const std::vector<Finding>& findings, const RunOutcome& outcome);
 
