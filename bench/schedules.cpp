@@ -89,6 +89,12 @@ Schedule confirm_schedule(const std::vector<int>& suspects, const std::vector<in
 
 Schedule auto_schedule(int n) { return n <= 8 ? pairwise_schedule(n) : screen_schedule(n); }
 
+Schedule schedule_for_pattern(const std::string& pattern, int n) {
+  if (pattern == "pairwise") return pairwise_schedule(n);
+  if (pattern == "screen") return screen_schedule(n);
+  return auto_schedule(n);
+}
+
 int schedule_pairs(const Schedule& s) {
   int total = 0;
   for (const auto& r : s) total += static_cast<int>(r.pairs.size());

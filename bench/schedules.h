@@ -35,6 +35,9 @@ Schedule confirm_schedule(const std::vector<int>& suspects, const std::vector<in
 // scope and confirmation rounds are the caller's.
 Schedule auto_schedule(int n);
 
+// "pairwise", "screen" or "auto" (anything else) for n nodes.
+Schedule schedule_for_pattern(const std::string& pattern, int n);
+
 int schedule_pairs(const Schedule& s);
 
 // Why the schedule is not valid for n nodes (index out of range, a self pair, a node twice in one

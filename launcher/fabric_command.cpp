@@ -24,14 +24,13 @@ int fabric_command(const Command&, const std::vector<std::string>&) {
 #include <unistd.h>
 
 #include <chrono>
-#include <climits>
-#include <ctime>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "bench/mpi_check.h"
+#include "bench/mpi_control.h"
 #include "bench/ofi/endpoint.h"
 #include "bench/ofi/lane_run.h"
 #include "bench/ofi/lanes.h"
@@ -50,31 +49,6 @@ namespace collbench {
 namespace {
 
 using report::Finding;
-
-// Every process learns the worst exit code of a step; the lowest failing rank says why.
-int settle(MPI_Comm comm, int rank, int code, const std::string& why) {
-  int worst = 0, first = code != 0 ? rank : INT_MAX, lowest = INT_MAX;
-  MPI_CHECK(MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, comm));
-  if (worst == 0) return 0;
-  MPI_CHECK(MPI_Allreduce(&first, &lowest, 1, MPI_INT, MPI_MIN, comm));
-  if (rank == lowest) std::fprintf(stderr, "collbench: error: %s\n", why.c_str());
-  return worst;
-}
-
-// Runs `step`, mapping UsageError to 2 and any other failure to 1, with its message.
-template <class F>
-int attempt(F&& step, std::string& why) {
-  try {
-    step();
-    return 0;
-  } catch (const UsageError& e) {
-    why = e.what();
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    why = e.what();
-    return kExitCouldNotRun;
-  }
-}
 
 std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine, int size) {
   int len = static_cast<int>(mine.size()), longest = 0;
@@ -99,12 +73,6 @@ std::string bcast_string(MPI_Comm comm, std::string s) {
   return s;
 }
 
-Schedule schedule_for(const std::string& pattern, int n) {
-  if (pattern == "pairwise") return pairwise_schedule(n);
-  if (pattern == "screen") return screen_schedule(n);
-  return auto_schedule(n);
-}
-
 [[noreturn]] void abort_run(MPI_Comm comm, const std::string& line) {
   std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
@@ -120,7 +88,7 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
   MPI_Comm comm = dup_world(&rank, &size);
   const std::string host = this_host();
   const ofi::Who who{rank, host};
-  std::string why;
+  MpiControl control;
 
   // Layout: hosts by rank, nodes in order of their lowest rank, the units the schedule pairs.
   const std::vector<std::string> hosts = allgather_strings(comm, host, size);
@@ -144,30 +112,26 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
   }
 
   // Bad input first, before anything is measured or written.
-  int code = 0;
   ofi::ProviderChoice choice;
   std::string instance_type;
   std::optional<report::InstanceThresholds> thresholds;
-  if (rank == 0)
-    code = attempt(
-        [&] {
-          if (!o.output.empty()) {
-            const auto dir = std::filesystem::absolute(o.output).parent_path();
-            if (!std::filesystem::is_directory(dir))
-              throw UsageError(fmt::format("-o {}: folder {} does not exist; create it or write elsewhere", o.output,
-                                           dir.string()));
-          }
-          instance_type = resolve_instance_type(cmd.verdict, read_instance_type(CollectOptions{}.dmi_product_name));
-          thresholds = thresholds_for(cmd.verdict, instance_type);
-          choice = ofi::choose_provider(o.provider, ofi::rdm_provider_names(), ofi::all_provider_names());
-        },
-        why);
-  if (int c = settle(comm, rank, code, why)) return c;
+  if (int c = agree(control, [&] {
+        if (rank != 0) return;
+        if (!o.output.empty()) {
+          const auto dir = std::filesystem::absolute(o.output).parent_path();
+          if (!std::filesystem::is_directory(dir))
+            throw UsageError(fmt::format("-o {}: folder {} does not exist; create it or write elsewhere", o.output,
+                                         dir.string()));
+        }
+        instance_type = resolve_instance_type(cmd.verdict, read_instance_type(CollectOptions{}.dmi_product_name));
+        thresholds = thresholds_for(cmd.verdict, instance_type);
+        choice = ofi::choose_provider(o.provider, ofi::rdm_provider_names(), ofi::all_provider_names());
+      }))
+    return c;
   choice.core = bcast_string(comm, choice.core);
 
   ofi::InfoPtr info;
-  code = attempt(
-      [&] {
+  if (int c = agree(control, [&] {
         info = ofi::pick_info(choice.core, !per_rank, local_rank, who);
         if (!info)
           throw RunError(fmt::format("provider {} offers no {}RDM endpoint on host {} (rank {}){}", choice.core,
@@ -176,23 +140,21 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
                                                      "nodes: check the interfaces, or FI_TCP_IFACE"));
         const ofi::EndpointFacts f = ofi::facts_of(*info);
         ofi::check_message_size(o.max_bytes, f.max_msg_size, f.provider);
-      },
-      why);
-  if (int c = settle(comm, rank, code, why)) return c;
+      }))
+    return c;
 
   // Endpoints, and every rank's address in every rank's address vector.
   std::unique_ptr<ofi::RdmEndpoint> ep;
-  code = attempt([&] { ep = std::make_unique<ofi::RdmEndpoint>(std::move(info), o.max_bytes, o.window + 2, who); },
-                 why);
-  if (int c = settle(comm, rank, code, why)) return c;
+  if (int c = agree(control,
+                    [&] { ep = std::make_unique<ofi::RdmEndpoint>(std::move(info), o.max_bytes, o.window + 2, who); }))
+    return c;
   std::vector<std::vector<char>> names;
   {
     const std::vector<char> mine = ep->name();
     for (const auto& s : allgather_strings(comm, std::string(mine.begin(), mine.end()), size))
       names.emplace_back(s.begin(), s.end());
   }
-  code = attempt([&] { ep->insert_peers(names); }, why);
-  if (int c = settle(comm, rank, code, why)) return c;
+  if (int c = agree(control, [&] { ep->insert_peers(names); })) return c;
 
   // What each node shows of EFA, for the profile check.
   int efa = count_efa_devices(CollectOptions{}.infiniband_dir);
@@ -200,7 +162,7 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
   MPI_CHECK(MPI_Gather(&efa, 1, MPI_INT, efa_by_rank.data(), 1, MPI_INT, 0, comm));
 
   FabricResults results(o, cmd.verdict, argv, now_utc());
-  const Schedule schedule = schedule_for(o.pattern, static_cast<int>(units.size()));
+  const Schedule schedule = schedule_for_pattern(o.pattern, static_cast<int>(units.size()));
   if (rank == 0) {
     results.set_layout(size, nodes, units, per_rank, schedule);
     results.set_provider(choice, ep->facts(), ofi::libfabric_version());
@@ -247,19 +209,15 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
 
   const std::vector<std::string> parts = gather_strings(mine.dump());
   int exit_code = 0;
-  if (rank == 0) {
-    code = attempt(
-        [&] {
-          for (const auto& p : parts) results.add_lanes(nlohmann::json::parse(p));
-          exit_code = results.finish(use_color(cmd.verdict.color), o.output);
-        },
-        why);
-    if (code != 0) {
-      std::fprintf(stderr, "collbench: error: %s\n", why.c_str());
-      exit_code = code;
-    }
-  }
-  MPI_CHECK(MPI_Bcast(&exit_code, 1, MPI_INT, 0, comm));
+  const int failed = agree(control, [&] {
+    if (rank != 0) return;
+    for (const auto& p : parts) results.add_lanes(nlohmann::json::parse(p));
+    exit_code = results.finish(use_color(cmd.verdict.color), o.output);
+  });
+  if (failed != 0)
+    exit_code = failed;
+  else
+    MPI_CHECK(MPI_Bcast(&exit_code, 1, MPI_INT, 0, comm));
   ep.reset();
   MPI_Comm_free(&comm);
   return exit_code;

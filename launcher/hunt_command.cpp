@@ -30,12 +30,6 @@ namespace {
 
 using report::Finding;
 
-Schedule schedule_for(const std::string& pattern, int nodes) {
-  if (pattern == "pairwise") return pairwise_schedule(nodes);
-  if (pattern == "screen") return screen_schedule(nodes);
-  return auto_schedule(nodes);
-}
-
 // Rank 0's schedule on every process.
 Schedule broadcast_schedule(const Schedule& mine) {
   std::vector<int> flat;
@@ -190,7 +184,7 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
     return out;
   }();
 
-  const Schedule schedule = schedule_for(cmd.hunt.pattern, n);
+  const Schedule schedule = schedule_for_pattern(cmd.hunt.pattern, n);
   record.plan.probe_iteration_s = probe_iteration_s(ctx);
   record.plan.planned_rounds = static_cast<int>(schedule.size()) + (node_phase ? 1 : 0);
   const int per_round = opts.warmup + opts.iters.fixed;
