@@ -206,8 +206,8 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
     for (const auto& s : record.samples)
       if (s.round == round.index)
         line += fmt::format("  {}<->{} {:.3g} GB/s", names[s.a], names[s.b], report::median(s.busbw_gbs));
-    for (const auto& g : phase == "node" ? record.node_phase : std::vector<report::GroupScore>{})
-      line += fmt::format("  {} {:.3g} GB/s", g.label, g.busbw_gbs);
+    if (phase == "node")
+      for (const auto& g : record.node_phase) line += fmt::format("  {} {:.3g} GB/s", g.label, g.busbw_gbs);
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
     if (journal) journal->append_line({{"round", report::to_json(round, record.samples, names)}});
