@@ -1,9 +1,11 @@
 # Finds the CUDA toolkit and NCCL; sets COLLBENCH_HAVE_NCCL and the imported target collbench_nccl.
+# Anything missing or too old falls back to the mpi-only build with a message, never a failed configure.
 set(COLLBENCH_HAVE_NCCL OFF)
 if(NOT COLLBENCH_CUDA)
   message(STATUS "collbench: CUDA disabled (COLLBENCH_CUDA=OFF): building the mpi backend only")
   return()
 endif()
+include(${CMAKE_CURRENT_LIST_DIR}/cuda_archs.cmake)
 
 include(CheckLanguage)
 if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
@@ -14,12 +16,23 @@ if(NOT CMAKE_CUDA_COMPILER)
   message(STATUS "collbench: nvcc not found: building the mpi backend only")
   return()
 endif()
+collbench_nvcc_version("${CMAKE_CUDA_COMPILER}" nvcc_version)
 if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-  # A100, H100/H200, B200; nvcc embeds PTX for the newest, so later GPUs still run.
-  set(CMAKE_CUDA_ARCHITECTURES 80 90 100)
+  collbench_cuda_archs("${nvcc_version}" archs)
+  if(NOT archs)
+    message(STATUS "collbench: nvcc ${nvcc_version} at ${CMAKE_CUDA_COMPILER} is older than CUDA 11.0 (A100 needs "
+                   "11.0): building the mpi backend only")
+    return()
+  endif()
+  set(CMAKE_CUDA_ARCHITECTURES ${archs})
 endif()
+message(STATUS "collbench: CUDA ${nvcc_version}, architectures ${CMAKE_CUDA_ARCHITECTURES}")
 enable_language(CUDA)
-find_package(CUDAToolkit REQUIRED)
+find_package(CUDAToolkit)
+if(NOT CUDAToolkit_FOUND)
+  message(STATUS "collbench: the CUDA toolkit's libraries were not found: building the mpi backend only")
+  return()
+endif()
 
 find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${NCCL_HOME}/include ${CUDAToolkit_INCLUDE_DIRS})
 find_library(NCCL_LIBRARY nccl HINTS ${NCCL_HOME}/lib ${CUDAToolkit_LIBRARY_DIR})
@@ -31,7 +44,7 @@ endif()
 add_library(collbench_nccl INTERFACE)
 target_include_directories(collbench_nccl INTERFACE ${NCCL_INCLUDE_DIR})
 target_link_libraries(collbench_nccl INTERFACE ${NCCL_LIBRARY})
-# CMake 3.25 knows no CUDA 20 dialect; the device code needs only C++17.
+# The device code needs only C++17, which every CMake and nvcc here know.
 set(CMAKE_CUDA_STANDARD 17)
 set(COLLBENCH_HAVE_NCCL ON)
 message(STATUS "collbench: nccl backend enabled (${NCCL_LIBRARY})")
