@@ -27,8 +27,10 @@ CollCounts reduce_scatter_counts(u64 count, std::size_t elt, int n) {
   return {base, base * static_cast<u64>(n), base, 0, base};
 }
 
-CollCounts all_to_all_counts(u64 count, std::size_t, int n) {
-  const u64 per_peer = count / static_cast<u64>(n);
+// all_to_all too: each peer's block is 16-byte aligned (nccl-tests alltoall.cu,
+// (count/nranks) & -(16/eltSize)).
+CollCounts all_to_all_counts(u64 count, std::size_t elt, int n) {
+  const u64 per_peer = aligned_block(count, elt, n);
   return {per_peer, per_peer * static_cast<u64>(n), per_peer * static_cast<u64>(n), 0, 0};
 }
 

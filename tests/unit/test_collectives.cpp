@@ -43,11 +43,18 @@ TEST(Collectives, CountsFollowNcclTests) {
   EXPECT_EQ(c.send, 996u);
   EXPECT_EQ(c.recv, 332u);
   EXPECT_EQ(c.recv_inplace_offset, 332u);
-  // all_to_all: per-peer count, no alignment.
+  // all_to_all: per-peer count in 16-byte blocks, as nccl-tests: 1001 floats / 4 = 250 -> 248.
   c = collective_info(Coll::AllToAll).counts(1001, 4, 4);
-  EXPECT_EQ(c.param, 250u);
-  EXPECT_EQ(c.send, 1000u);
-  EXPECT_EQ(c.recv, 1000u);
+  EXPECT_EQ(c.param, 248u);
+  EXPECT_EQ(c.send, 992u);
+  EXPECT_EQ(c.recv, 992u);
+  // 1 MiB of int8 over 3 ranks: 349525 per peer -> 349520 (a multiple of 16 bytes).
+  c = collective_info(Coll::AllToAll).counts(1 << 20, 1, 3);
+  EXPECT_EQ(c.param, 349520u);
+  EXPECT_EQ(c.send, 3u * 349520u);
+  // Doubles: blocks of 2.
+  EXPECT_EQ(collective_info(Coll::AllToAll).counts(1001, 8, 4).param, 250u);
+  EXPECT_EQ(collective_info(Coll::AllToAll).counts(1003, 8, 1).param, 1002u);
   for (Coll k : {Coll::Broadcast, Coll::SendRecv}) {
     c = collective_info(k).counts(77, 1, 5);
     EXPECT_EQ(c.param, 77u);
