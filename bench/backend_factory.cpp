@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "bench/errors.h"
+#include "bench/gpu_probe.h"
 #include "bench/mpi_backend.h"
 #if COLLBENCH_WITH_NCCL
 #include "bench/nccl_backend.h"
@@ -11,20 +12,31 @@
 namespace collbench {
 namespace {
 
-int gpus_visible() {
+GpuProbe probe() {
 #if COLLBENCH_WITH_NCCL
-  return visible_gpu_count();
+  return probe_gpus();
 #else
-  return 0;
+  return {};
 #endif
 }
 
-std::unique_ptr<Backend> nccl_backend([[maybe_unused]] const RunOptions& opts) {
+std::unique_ptr<Backend> nccl_backend([[maybe_unused]] const RunOptions& opts, [[maybe_unused]] Control& control,
+                                      [[maybe_unused]] const FailureReport& report,
+                                      [[maybe_unused]] Watchdog* watchdog, [[maybe_unused]] bool inject) {
 #if COLLBENCH_WITH_NCCL
-  return make_nccl_backend(opts.gpus, opts.timeout_s);
+  return std::make_unique<NcclBackend>(NcclSetup{opts.gpus, opts.timeout_s, inject, report, watchdog}, control);
 #else
   throw RunError("--backend nccl: this collbench was built without CUDA/NCCL; rebuild where nvcc and NCCL are found");
 #endif
+}
+
+std::unique_ptr<Backend> mpi_backend(const RunOptions& opts, Control& control, const FailureReport& report,
+                                     bool inject, const char* why_no_g) {
+  agreed_step(control, report, [&] {
+    if (opts.gpus != 1) throw UsageError(why_no_g);
+    if (inject) throw RunError("injected set-up failure (--inject setup)");
+  });
+  return std::make_unique<MpiBackend>();  // collective (MPI_Comm_dup): only once every process agreed
 }
 
 }  // namespace
@@ -37,27 +49,41 @@ bool built_with_nccl() {
 #endif
 }
 
-BackendChoice make_backend(const RunOptions& opts) {
+BackendChoice make_backend(const RunOptions& opts, Control& control, const FailureReport& report,
+                           Watchdog* watchdog) {
+  const bool inject = opts.inject.kind == FaultInjection::Kind::Setup && opts.inject.rank == control.rank();
+  if (watchdog != nullptr) watchdog->note("backend set-up: looking for GPUs");
   switch (opts.backend) {
     case BackendKind::Mpi:
-      if (opts.gpus != 1) throw UsageError("-g applies to the nccl backend only; drop -g or use --backend nccl");
-      return {std::make_unique<MpiBackend>(), "requested"};
-    case BackendKind::Nccl:
-      if (gpus_visible() == 0 && built_with_nccl())
-        throw RunError("--backend nccl: no GPU is visible on this host (check CUDA_VISIBLE_DEVICES and the driver)");
-      return {nccl_backend(opts), "requested"};
+      return {mpi_backend(opts, control, report, inject, "-g applies to the nccl backend only; drop -g or use --backend nccl"),
+              "requested"};
+    case BackendKind::Nccl: {
+      agreed_step(control, report, [&] {
+        if (!built_with_nccl()) nccl_backend(opts, control, report, watchdog, inject);  // throws why
+        if (const GpuProbe p = probe(); p.count == 0)
+          throw RunError(fmt::format("--backend nccl: this process has {} (check CUDA_VISIBLE_DEVICES and the "
+                                     "driver), or use --backend mpi",
+                                     describe_probe(p)));
+      });
+      return {nccl_backend(opts, control, report, watchdog, inject), "requested"};
+    }
     case BackendKind::Auto: break;
   }
-  if (!built_with_nccl()) {
-    if (opts.gpus != 1) throw UsageError("-g needs the nccl backend, and this collbench was built without CUDA/NCCL");
-    return {std::make_unique<MpiBackend>(), "auto: built without CUDA/NCCL"};
-  }
-  const int gpus = gpus_visible();
-  if (gpus == 0) {
-    if (opts.gpus != 1) throw RunError(fmt::format("-g {} asks for GPUs but none is visible on this host", opts.gpus));
-    return {std::make_unique<MpiBackend>(), "auto: no GPU visible"};
-  }
-  return {nccl_backend(opts), fmt::format("auto: {} GPU(s) visible", gpus)};
+  if (!built_with_nccl())
+    return {mpi_backend(opts, control, report, inject, "-g needs the nccl backend, and this collbench was built without CUDA/NCCL"),
+            "auto: built without CUDA/NCCL"};
+  const GpuProbe mine = probe();
+  const bool has = mine.count > 0;
+  const bool all = control.min(has ? 1 : 0) == 1;
+  const bool any = -control.min(has ? -1 : 0) == 1;
+  const AutoChoice choice = decide_auto(mine, all, any);
+  agreed_step(control, report, [&] {
+    if (choice.error) throw RunError(*choice.error);
+  });
+  if (choice.nccl) return {nccl_backend(opts, control, report, watchdog, inject), choice.reason};
+  return {mpi_backend(opts, control, report, inject,
+                      "-g asks for GPUs but no process has a usable GPU; drop -g or fix the GPUs"),
+          choice.reason};
 }
 
 }  // namespace collbench

@@ -1,11 +1,15 @@
-// Picks and builds the backend: --backend auto|nccl|mpi.
+// Picks and builds the backend: --backend auto|nccl|mpi. Collective: every process calls it, and
+// every process leaves it the same way (a backend, or StepFailed).
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "bench/agreement.h"
 #include "bench/backend.h"
+#include "bench/control.h"
 #include "bench/options.h"
+#include "bench/watchdog.h"
 
 namespace collbench {
 
@@ -14,8 +18,11 @@ struct BackendChoice {
   std::string reason;  // why this one, printed in the header ("auto: no GPU visible")
 };
 
-// Throws RunError when the requested backend cannot run here (no GPU, built without NCCL).
-BackendChoice make_backend(const RunOptions& opts);
+// The backend for `opts`, built with every set-up step agreed over `control`. A process that fails
+// a step reports it through `report` at once (the message names its rank and host); then every
+// process throws StepFailed. `watchdog`, when given, is told each step so a hang names it.
+BackendChoice make_backend(const RunOptions& opts, Control& control, const FailureReport& report,
+                           Watchdog* watchdog = nullptr);
 
 bool built_with_nccl();
 

@@ -6,12 +6,18 @@
 #include <algorithm>
 
 #include "bench/cuda_check.h"
-#include "bench/nccl_group.h"
 #include "bench/dtype.h"
 #include "bench/errors.h"
 #include "bench/mpi_check.h"
+#include "bench/gpu_memory.h"
 #include "bench/sizes.h"
 #include "kernels/fill_verify.h"
+
+// ncclAlltoAll is new in NCCL 2.28: a weak reference, so a binary built against 2.28 still loads an
+// older libnccl.so.2 and falls back to grouped send/recv there (as nccl-tests' alltoall.cu does).
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#pragma weak ncclAlltoAll
+#endif
 
 namespace collbench {
 namespace {
@@ -56,22 +62,22 @@ std::string nccl_version_text(int code) {
 
 std::string cuda_version_text(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
 
+int loaded_nccl_version() {
+  int code = 0;
+  return ncclGetVersion(&code) == ncclSuccess ? code : 0;
+}
+
+// Whether the loaded libnccl has ncclAlltoAll (the weak reference resolved, and 2.28 or later).
+bool native_all_to_all() {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  static const bool yes = &ncclAlltoAll != nullptr && loaded_nccl_version() >= NCCL_VERSION(2, 28, 0);
+  return yes;
+#else
+  return false;
+#endif
+}
 
 }  // namespace
-
-int visible_gpu_count() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError();  // do not leave the error for the next CUDA call to report
-    return 0;
-  }
-  return n;
-}
-
-std::unique_ptr<Backend> make_nccl_backend(int gpus_per_process, double init_timeout_s) {
-  return std::make_unique<NcclBackend>(gpus_per_process, init_timeout_s);
-}
-
 
 std::vector<DeviceDesc> NcclBackend::devices() const {
   std::vector<DeviceDesc> out;
@@ -81,8 +87,7 @@ std::vector<DeviceDesc> NcclBackend::devices() const {
 
 std::map<std::string, std::string> NcclBackend::versions() const {
   std::map<std::string, std::string> v;
-  int code = 0;
-  if (ncclGetVersion(&code) == ncclSuccess) v["nccl"] = nccl_version_text(code);
+  if (const int code = loaded_nccl_version()) v["nccl"] = nccl_version_text(code);
   int driver = 0, runtime = 0;
   if (cudaDriverGetVersion(&driver) == cudaSuccess) v["cuda_driver"] = cuda_version_text(driver);
   if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) v["cuda_runtime"] = cuda_version_text(runtime);
@@ -101,8 +106,8 @@ std::optional<std::string> NcclBackend::unsupported(const CallShape& call) const
     return fmt::format("collbench was built with NCCL {}, which has no bfloat16 (NCCL 2.10 or later has it)",
                        nccl_version_text(NCCL_VERSION_CODE));
 #endif
-  if (collective_info(call.coll).rooted && (call.root < 0 || call.root >= world_))
-    return fmt::format("root {} is not a rank of this run ({} ranks)", call.root, world_);
+  if (collective_info(call.coll).rooted && (call.root < 0 || call.root >= world_ranks()))
+    return fmt::format("root {} is not a rank of this run ({} ranks)", call.root, world_ranks());
   return std::nullopt;
 }
 
@@ -123,10 +128,9 @@ void NcclBackend::reserve(std::uint64_t send_bytes, std::uint64_t recv_bytes) {
     std::size_t free = 0, total = 0;
     CUDA_CHECK(cudaMemGetInfo(&free, &total));
     const std::uint64_t avail = free + send_capacity_ + recv_capacity_;  // ours are freed first
-    if (need > avail)
-      throw UsageError(fmt::format(
-          "-e too large: GPU {} ({}, {}) on host {} needs {} for its buffers but has {} free; lower -e",
-          l.device, l.bus_id, l.name, this_host(), format_bytes(need), format_bytes(avail)));
+    if (auto why = gpu_buffers_do_not_fit(need, avail))
+      throw UsageError(fmt::format("-e too large: GPU {} ({}, {}) on host {}: {}", l.device, l.bus_id, l.name,
+                                   this_host(), *why));
   }
   free_buffers();
   for (Local& l : locals_) {
@@ -139,15 +143,30 @@ void NcclBackend::reserve(std::uint64_t send_bytes, std::uint64_t recv_bytes) {
   recv_capacity_ = recv_bytes;
 }
 
-std::byte* NcclBackend::send_ptr(const CallShape& call, const Local& l, int rank) const {
-  if (call.placement == Placement::OutOfPlace) return l.send;
-  return l.recv + static_cast<std::uint64_t>(rank) * call.counts.send_inplace_offset * dtype_info(call.dtype).size;
+std::uint64_t NcclBackend::slot_span(const CallShape& call, bool send) const {
+  const std::size_t elt = dtype_info(call.dtype).size;
+  if (call.placement == Placement::InPlace) return call.counts.inplace_elements() * elt;
+  return (send ? call.counts.send : call.counts.recv) * elt;
+}
+
+std::uint64_t NcclBackend::slot_for(const CallShape& call, std::size_t k) const {
+  const std::uint64_t send = slot_span(call, true), recv = slot_span(call, false);
+  std::uint64_t slots = recv == 0 ? 1 : recv_capacity_ / recv;
+  if (call.placement == Placement::OutOfPlace && send != 0) slots = std::min(slots, send_capacity_ / send);
+  return slots <= 1 ? 0 : k % slots;
+}
+
+std::byte* NcclBackend::send_ptr(const CallShape& call, const Local& l, int rank, std::uint64_t slot) const {
+  if (call.placement == Placement::OutOfPlace) return l.send + slot * slot_span(call, true);
+  return l.recv + slot * slot_span(call, false) +
+         static_cast<std::uint64_t>(rank) * call.counts.send_inplace_offset * dtype_info(call.dtype).size;
 }
 
 // Where the result lands, at every rank (broadcast's root included: NCCL writes its recv buffer).
-std::byte* NcclBackend::result_ptr(const CallShape& call, const Local& l, int rank) const {
-  if (call.placement == Placement::OutOfPlace) return l.recv;
-  return l.recv + static_cast<std::uint64_t>(rank) * call.counts.recv_inplace_offset * dtype_info(call.dtype).size;
+std::byte* NcclBackend::result_ptr(const CallShape& call, const Local& l, int rank, std::uint64_t slot) const {
+  if (call.placement == Placement::OutOfPlace) return l.recv + slot * slot_span(call, false);
+  return l.recv + slot * slot_span(call, false) +
+         static_cast<std::uint64_t>(rank) * call.counts.recv_inplace_offset * dtype_info(call.dtype).size;
 }
 
 void NcclBackend::fill(const CallShape& call, std::uint64_t seed) {
@@ -159,66 +178,65 @@ void NcclBackend::fill(const CallShape& call, std::uint64_t seed) {
                                std::max(c.send, c.recv)));
   for (std::size_t i = 0; i < locals_.size(); ++i) {
     Local& l = locals_[i];
-    const int rank = first_ + static_cast<int>(i);
+    const int rank = first_rank() + static_cast<int>(i);
     const auto spec = pattern_spec(*this, call, seed, static_cast<int>(i));
     CUDA_CHECK(cudaSetDevice(l.device));
-    if (inplace) {
-      device::fill_value(call.dtype, l.recv, c.inplace_elements(), pattern::kPoison, l.stream);
-    } else {
-      device::fill_value(call.dtype, l.recv, c.recv, pattern::kPoison, l.stream);
-    }
-    device::fill_input(call.dtype, send_ptr(call, l, rank), c.send, spec, l.stream);
+    device::fill_value(call.dtype, l.recv, inplace ? c.inplace_elements() : c.recv, pattern::kPoison, l.stream);
+    device::fill_input(call.dtype, send_ptr(call, l, rank, 0), c.send, spec, l.stream);
   }
   // Every GPU's inputs are in place before any rank's first collective.
   for (const Local& l : locals_) CUDA_CHECK(cudaStreamSynchronize(l.stream));
 }
 
-void NcclBackend::enqueue(const CallShape& call, Local& l, int rank) {
+void NcclBackend::enqueue(const CallShape& call, const Local& l, void* comm_handle, int rank,
+                          std::uint64_t slot) const {
+  const auto comm = static_cast<ncclComm_t>(comm_handle);
   const ncclDataType_t type = nccl_type(call.dtype);
   const std::size_t p = call.counts.param;
-  const void* send = send_ptr(call, l, rank);
-  void* recv = result_ptr(call, l, rank);
+  const int n = world_ranks();
+  const void* send = send_ptr(call, l, rank, slot);
+  void* recv = result_ptr(call, l, rank, slot);
   switch (call.coll) {
     case Coll::AllReduce:
-      NCCL_CHECK(ncclAllReduce(send, recv, p, type, nccl_op(call.redop), l.comm, l.stream));
+      NCCL_CHECK(ncclAllReduce(send, recv, p, type, nccl_op(call.redop), comm, l.stream));
       break;
     case Coll::AllGather:
-      NCCL_CHECK(ncclAllGather(send, recv, p, type, l.comm, l.stream));
+      NCCL_CHECK(ncclAllGather(send, recv, p, type, comm, l.stream));
       break;
     case Coll::ReduceScatter:
-      NCCL_CHECK(ncclReduceScatter(send, recv, p, type, nccl_op(call.redop), l.comm, l.stream));
+      NCCL_CHECK(ncclReduceScatter(send, recv, p, type, nccl_op(call.redop), comm, l.stream));
       break;
     case Coll::AllToAll:
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-      NCCL_CHECK(ncclAlltoAll(send, recv, p, type, l.comm, l.stream));
-#else
-      for (int peer = 0; peer < world_; ++peer) {
-        const std::size_t off = static_cast<std::size_t>(peer) * p * dtype_info(call.dtype).size;
-        NCCL_CHECK(ncclSend(static_cast<const std::byte*>(send) + off, p, type, peer, l.comm, l.stream));
-        NCCL_CHECK(ncclRecv(static_cast<std::byte*>(recv) + off, p, type, peer, l.comm, l.stream));
+      if (native_all_to_all()) {
+        NCCL_CHECK(ncclAlltoAll(send, recv, p, type, comm, l.stream));
+        break;
       }
 #endif
+      for (int peer = 0; peer < n; ++peer) {  // inside launch()'s group
+        const std::size_t off = static_cast<std::size_t>(peer) * p * dtype_info(call.dtype).size;
+        NCCL_CHECK(ncclSend(static_cast<const std::byte*>(send) + off, p, type, peer, comm, l.stream));
+        NCCL_CHECK(ncclRecv(static_cast<std::byte*>(recv) + off, p, type, peer, comm, l.stream));
+      }
       break;
     case Coll::Broadcast:
-      NCCL_CHECK(ncclBroadcast(send, recv, p, type, call.root, l.comm, l.stream));
+      NCCL_CHECK(ncclBroadcast(send, recv, p, type, call.root, comm, l.stream));
       break;
     case Coll::SendRecv:
-      NCCL_CHECK(ncclSend(send, p, type, (rank + 1) % world_, l.comm, l.stream));
-      NCCL_CHECK(ncclRecv(recv, p, type, (rank - 1 + world_) % world_, l.comm, l.stream));
+      NCCL_CHECK(ncclSend(send, p, type, (rank + 1) % n, comm, l.stream));
+      NCCL_CHECK(ncclRecv(recv, p, type, (rank - 1 + n) % n, comm, l.stream));
       break;
   }
 }
 
-void NcclBackend::call_once(const CallShape& call) {
+void NcclBackend::launch(const CallShape& call, std::uint64_t slot) {
   if (call.counts.param == 0) return;  // nothing moves (and nothing is checked: recv is 0 too)
-  const ncclResult_t r = grouped([&] {
-    for (std::size_t i = 0; i < locals_.size(); ++i) {
-      CUDA_CHECK(cudaSetDevice(locals_[i].device));
-      enqueue(call, locals_[i], first_ + static_cast<int>(i));
-    }
-  });
-  // Non-blocking communicators may still be connecting; no CUDA work on their streams until done.
-  if (r == ncclInProgress) wait_comms("collective launch");
+  comms_->launch(
+      [&](std::size_t i, nccl::Comm comm) {
+        select(i);
+        enqueue(call, locals_[i], comm, first_rank() + static_cast<int>(i), slot);
+      },
+      "collective launch");
 }
 
 void NcclBackend::grow_events(std::size_t per_rank) {
@@ -236,7 +254,8 @@ void NcclBackend::grow_events(std::size_t per_rank) {
 void NcclBackend::run(const CallShape& call, int iters, LocalSamples* samples) {
   if (iters <= 0) return;
   const auto n = static_cast<std::size_t>(iters);
-  // Event k ends iteration k-1 and starts iteration k: n + 1 events time n iterations.
+  // Event k ends iteration k-1 and starts iteration k: n + 1 events time n back-to-back calls, and
+  // between two events there is only the call (a blocking communicator's launch adds no wait).
   if (samples != nullptr) {
     grow_events(n + 1);
     samples->resize(locals_.size());
@@ -245,15 +264,15 @@ void NcclBackend::run(const CallShape& call, int iters, LocalSamples* samples) {
       CUDA_CHECK(cudaEventRecord(l.events[0], l.stream));
     }
   }
-  for (std::size_t k = 1; k <= n; ++k) {
-    call_once(call);
+  for (std::size_t k = 0; k < n; ++k) {
+    launch(call, slot_for(call, k));
     if (samples == nullptr) continue;
     for (Local& l : locals_) {
       CUDA_CHECK(cudaSetDevice(l.device));
-      CUDA_CHECK(cudaEventRecord(l.events[k], l.stream));
+      CUDA_CHECK(cudaEventRecord(l.events[k + 1], l.stream));
     }
   }
-  synchronize();
+  comms_->wait([&] { return streams_done(); }, "collective");
   if (samples == nullptr) return;
   for (std::size_t i = 0; i < locals_.size(); ++i) {
     auto& out = (*samples)[i];
@@ -271,8 +290,8 @@ std::int64_t NcclBackend::count_wrong(const CallShape& call, std::uint64_t seed)
   for (std::size_t i = 0; i < locals_.size(); ++i) {
     const Local& l = locals_[i];
     CUDA_CHECK(cudaSetDevice(l.device));
-    wrong += device::count_wrong(call.dtype, result_ptr(call, l, first_ + static_cast<int>(i)), call.counts.recv,
-                                 pattern_spec(*this, call, seed, static_cast<int>(i)), l.stream);
+    wrong += device::count_wrong(call.dtype, result_ptr(call, l, first_rank() + static_cast<int>(i), 0),
+                                 call.counts.recv, pattern_spec(*this, call, seed, static_cast<int>(i)), l.stream);
   }
   return wrong;
 }
@@ -281,7 +300,7 @@ void NcclBackend::corrupt_result(const CallShape& call) {
   if (call.counts.recv == 0 || locals_.empty()) return;
   const Local& l = locals_[0];
   CUDA_CHECK(cudaSetDevice(l.device));
-  device::fill_value(call.dtype, result_ptr(call, l, first_), 1, pattern::kPoison, l.stream);
+  device::fill_value(call.dtype, result_ptr(call, l, first_rank(), 0), 1, pattern::kPoison, l.stream);
   CUDA_CHECK(cudaStreamSynchronize(l.stream));
 }
 

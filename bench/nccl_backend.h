@@ -1,33 +1,50 @@
 // NCCL collectives on GPUs: one process drives -g GPUs, one communicator rank each (nccl-tests'
 // layout), timed with CUDA events and checked by the device kernels of kernels/fill_verify.h.
+// The communicators' life (init, split, waits, errors, teardown) is in bench/nccl_lifecycle.h.
 #pragma once
 
 #include <cuda_runtime_api.h>
-#include <nccl.h>
 
 #include <cstddef>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bench/agreement.h"
 #include "bench/backend.h"
+#include "bench/control.h"
+#include "bench/gpu_probe.h"
+#include "bench/nccl_lifecycle.h"
+#include "bench/watchdog.h"
 
 namespace collbench {
 
+namespace nccl {
+Api& real_api();  // libnccl behind the lifecycle's seam (nccl_api_real.cpp)
+}
+
+// How to set the backend up. Each step that precedes a collective is agreed over `control`.
+struct NcclSetup {
+  int gpus_per_process = 1;
+  double timeout_s = 300.0;
+  bool inject_failure = false;     // test hook (--inject setup:RANK): this process fails set-up
+  FailureReport report;            // a failing process's own error, reported at once
+  Watchdog* watchdog = nullptr;    // told which step runs, so a hang names it
+};
+
 class NcclBackend final : public Backend {
  public:
-  // Collective over MPI_COMM_WORLD (MPI must be initialized). Throws UsageError when this node has
-  // too few GPUs for -g, RunError when NCCL cannot set up within init_timeout_s.
-  NcclBackend(int gpus_per_process, double init_timeout_s);
+  // Collective over MPI_COMM_WORLD (MPI must be initialized). Throws StepFailed on every process when
+  // any process failed a step (UsageError-class failures give kExitUsage: too few GPUs for -g).
+  NcclBackend(const NcclSetup& setup, Control& control);
   ~NcclBackend() override;
   NcclBackend(const NcclBackend&) = delete;
   NcclBackend& operator=(const NcclBackend&) = delete;
 
   std::string name() const override { return "nccl"; }
-  int world_ranks() const override { return world_; }
+  int world_ranks() const override { return comms_->nranks(); }
   int local_ranks() const override { return static_cast<int>(locals_.size()); }
-  int first_rank() const override { return first_; }
+  int first_rank() const override { return comms_->first_rank(); }
   std::vector<DeviceDesc> devices() const override;
   std::map<std::string, std::string> versions() const override;
 
@@ -42,52 +59,44 @@ class NcclBackend final : public Backend {
   std::unique_ptr<Backend> split(int color) override;
 
  private:
-  // The child of split(): same GPUs, new streams, communicators not yet made.
-  NcclBackend(const NcclBackend& parent, int /*tag*/);
+  // The child of split(): same GPUs, new streams, the split communicators.
+  NcclBackend(const NcclBackend& parent, std::unique_ptr<nccl::CommSet> comms);
   struct Local {
     int device = -1;
     std::string bus_id;
     std::string name;
     cudaStream_t stream = nullptr;
-    ncclComm_t comm = nullptr;
     std::byte* send = nullptr;
     std::byte* recv = nullptr;  // also the single in-place buffer
     std::vector<cudaEvent_t> events;  // timing pool, grown on demand
   };
 
-  void open_devices(int gpus_per_process);
-  void init_comms();
-  // Makes every local communicator with `make(i, config)` in one NCCL group and waits for them
-  // (`what` names the step); aborts them all on any failure.
-  void make_comms(const char* what, const std::function<void(std::size_t, ncclConfig_t*)>& make);
-  // Polls every local communicator until none is ncclInProgress; `what` names the operation.
-  // On an error or after the timeout, aborts the communicators and throws RunError.
-  void wait_comms(const char* what);
-  // Waits for every local stream, failing early if NCCL reports an asynchronous error.
-  void synchronize();
-  void abort_comms() noexcept;
+  void open_devices(int gpus_per_process, int node_rank, int node_size);
+  void select(std::size_t local) const;
+  bool streams_done() const;
   void release() noexcept;
   void free_buffers() noexcept;
   void grow_events(std::size_t per_rank);
-  void call_once(const CallShape& call);
-  void enqueue(const CallShape& call, Local& l, int rank);
-  std::byte* send_ptr(const CallShape& call, const Local& l, int rank) const;
-  std::byte* result_ptr(const CallShape& call, const Local& l, int rank) const;
-  [[noreturn]] void fail_async(const char* what, int rank, ncclComm_t comm, ncclResult_t r);
+  // One group of this call on every local rank, on buffer slot `slot`.
+  void launch(const CallShape& call, std::uint64_t slot);
+  void enqueue(const CallShape& call, const Local& l, void* comm, int rank, std::uint64_t slot) const;
+  // Iteration k runs on slot k mod (buffer capacity / call size): like nccl-tests (common.cu, the
+  // shift in startColl), small calls move through the whole buffer instead of running from L2.
+  // Slot 0 holds the filled inputs and the checked result.
+  std::uint64_t slot_for(const CallShape& call, std::size_t k) const;
+  std::uint64_t slot_span(const CallShape& call, bool send) const;  // bytes of one slot
+  std::byte* send_ptr(const CallShape& call, const Local& l, int rank, std::uint64_t slot) const;
+  std::byte* result_ptr(const CallShape& call, const Local& l, int rank, std::uint64_t slot) const;
 
-  int mpi_rank_ = 0;
-  int world_ = 1;
-  int first_ = 0;
   double timeout_s_ = 300.0;
   std::vector<Local> locals_;
+  std::unique_ptr<nccl::CommSet> comms_;
   std::uint64_t send_capacity_ = 0;
   std::uint64_t recv_capacity_ = 0;
 };
 
-// The nccl backend, driving `gpus_per_process` GPUs in each process.
-std::unique_ptr<Backend> make_nccl_backend(int gpus_per_process, double init_timeout_s);
-
-// GPUs this process can see (cudaGetDeviceCount); 0 on any error. Never throws.
-int visible_gpu_count();
+// This process's GPUs: cudaGetDeviceCount, its error named. Never throws.
+GpuProbe probe_gpus();
+inline int visible_gpu_count() { return probe_gpus().count; }
 
 }  // namespace collbench

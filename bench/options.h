@@ -28,7 +28,8 @@ struct IterPolicy {
 // Test-only faults, so the end-to-end tests can prove that wrong results, hangs and dead ranks
 // are caught. Never set in normal use (hidden option --inject).
 struct FaultInjection {
-  enum class Kind : std::uint8_t { None, Corrupt, Hang, Kill } kind = Kind::None;
+  // Setup: the process of that rank fails backend set-up (between the set-up collectives).
+  enum class Kind : std::uint8_t { None, Corrupt, Hang, Kill, Setup } kind = Kind::None;
   int rank = -1;
   int at_case = 0;  // index of the case (op × dtype × size × placement) where it strikes
 };

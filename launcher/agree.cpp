@@ -20,11 +20,20 @@ void print_error(const std::string& msg, int rank) {
   else std::fprintf(stderr, "collbench: error on rank %d (host %s): %s\n", rank, this_host().c_str(), msg.c_str());
 }
 
+FailureReport report_at_once(int rank) {
+  return [rank](const std::exception& e) {
+    std::fprintf(stderr, "collbench: error on rank %d (host %s): %s\n", rank, this_host().c_str(), e.what());
+    std::fflush(stderr);
+  };
+}
+
 int agree(Control& control, const std::function<void()>& step) {
   int code = 0;
   std::string msg;
   try {
     step();
+  } catch (const StepFailed& e) {
+    code = e.exit_code;  // reported by the failing processes themselves
   } catch (const UsageError& e) {
     code = kExitUsage;
     msg = e.what();
@@ -34,7 +43,7 @@ int agree(Control& control, const std::function<void()>& step) {
   }
   const bool root_failed = control.broadcast_flag(code != 0);
   const int worst = static_cast<int>(-control.min(-code));
-  if (code != 0 && (control.rank() == 0 || !root_failed)) print_error(msg, control.rank());
+  if (!msg.empty() && (control.rank() == 0 || !root_failed)) print_error(msg, control.rank());
   return worst;
 }
 

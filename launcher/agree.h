@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 
+#include "bench/agreement.h"
 #include "bench/control.h"
 
 namespace collbench {
@@ -14,9 +15,13 @@ std::string now_utc();
 // "collbench: error: ..." on rank 0; other ranks add their rank and host.
 void print_error(const std::string& msg, int rank);
 
+// How a process that fails a set-up step says so at once: "collbench: error on rank R (host H): ...".
+FailureReport report_at_once(int rank);
+
 // Runs `step` on every process. If it throws anywhere, all processes learn the worst exit code and
 // leave together; the failing processes say why (rank 0 alone when it failed too, since then the
-// cause is usually the same everywhere). 0 when every process succeeded.
+// cause is usually the same everywhere); a StepFailed from nested agreed steps was reported already.
+// 0 when every process succeeded.
 int agree(Control& control, const std::function<void()>& step);
 
 }  // namespace collbench

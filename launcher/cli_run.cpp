@@ -58,11 +58,12 @@ FaultInjection parse_inject(const std::string& text) {
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ':');) fields.push_back(item);
   if (fields.size() < 2 || fields.size() > 3)
-    throw UsageError("--inject: expected KIND:RANK[:CASE] with KIND corrupt, hang or kill");
+    throw UsageError("--inject: expected KIND:RANK[:CASE] with KIND corrupt, hang, kill or setup");
   if (fields[0] == "corrupt") f.kind = FaultInjection::Kind::Corrupt;
   else if (fields[0] == "hang") f.kind = FaultInjection::Kind::Hang;
   else if (fields[0] == "kill") f.kind = FaultInjection::Kind::Kill;
-  else throw UsageError(fmt::format("--inject: unknown kind '{}'; use corrupt, hang or kill", fields[0]));
+  else if (fields[0] == "setup") f.kind = FaultInjection::Kind::Setup;
+  else throw UsageError(fmt::format("--inject: unknown kind '{}'; use corrupt, hang, kill or setup", fields[0]));
   try {
     f.rank = std::stoi(fields[1]);
     f.at_case = fields.size() == 3 ? std::stoi(fields[2]) : 0;
@@ -117,7 +118,7 @@ void add_run_options(CLI::App& run, RunOptions& o, std::map<std::string, std::st
                                         "they finish)");
   run.add_flag("--no-progress", raw["no-progress"], "No progress line on stderr");
 
-  run.add_option("--inject", raw["inject"], "Test only: KIND:RANK[:CASE], KIND corrupt|hang|kill")
+  run.add_option("--inject", raw["inject"], "Test only: KIND:RANK[:CASE], KIND corrupt|hang|kill|setup")
       ->group("");  // hidden
 }
 

@@ -114,13 +114,19 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
   MpiControl control;
   const int rank = control.rank();
 
+  Watchdog watchdog([&](const std::string& what, double limit) {
+    const Finding hang{"COLLECTIVE_HANG", report::Tag::Fail, report::Priority::P0,
+                       fmt::format("rank {} (host {}): hunt {} did not finish within --timeout {:g} s", rank,
+                                   this_host(), what, limit),
+                       report::ref::kTimeoutHang};
+    std::fprintf(stderr, "%s\n", report::render_finding(hang, false).c_str());
+    _exit(kExitCouldNotRun);
+  });
   BackendChoice choice;
-  try {
-    choice = make_backend(opts);
-  } catch (const std::exception& e) {
-    if (rank == 0) std::fprintf(stderr, "collbench: error: %s\n", e.what());
-    return dynamic_cast<const UsageError*>(&e) ? kExitUsage : kExitCouldNotRun;
-  }
+  watchdog.arm("backend set-up", opts.timeout_s);
+  if (int code = agree(control, [&] { choice = make_backend(opts, control, report_at_once(rank), &watchdog); }))
+    return code;
+  watchdog.disarm();
   report::HuntRecord record;
   record.header.world = describe_world(*choice.backend, choice.reason);
   const report::WorldInfo& world = record.header.world;
@@ -168,14 +174,6 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
       }))
     return code;
 
-  Watchdog watchdog([&](const std::string& what, double limit) {
-    const Finding hang{"COLLECTIVE_HANG", report::Tag::Fail, report::Priority::P0,
-                       fmt::format("rank {} (host {}): hunt {} did not finish within --timeout {:g} s", rank,
-                                   this_host(), what, limit),
-                       report::ref::kTimeoutHang};
-    std::fprintf(stderr, "%s\n", report::render_finding(hang, false).c_str());
-    _exit(kExitCouldNotRun);
-  });
   const HuntContext ctx{opts, *choice.backend, control, watchdog, world, my_node};
   const bool color = use_color(cmd.verdict.color);
   const std::vector<std::string> names = [&] {

@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <ctime>
@@ -137,17 +138,50 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
   const bool may_use_nccl = built_with_nccl() && opts.backend != BackendKind::Mpi;
   if (may_use_nccl) prepare_nccl_debug_capture((std::filesystem::temp_directory_path() / "collbench-nccl").string());
 
+  Record record;
+  const bool color = use_color(cmd.verdict.color);
+  std::atomic<bool> measuring = false;
+  // Armed from backend set-up on: an NCCL init or split that never returns is a hang like any other.
+  Watchdog watchdog([&](const std::string& what, double limit) {
+    if (!measuring) {
+      std::fprintf(stderr, "collbench: error on rank %d (host %s): %s did not finish within --timeout %g s; a peer "
+                   "rank may have died or be unreachable\n", rank, this_host().c_str(), what.c_str(), limit);
+      std::fflush(stderr);
+      _exit(kExitCouldNotRun);
+    }
+    Finding hang{"COLLECTIVE_HANG", Tag::Fail, Priority::P0,
+                 fmt::format("rank {} (host {}): {} did not finish within --timeout {:g} s", rank, this_host(), what,
+                             limit),
+                 report::ref::kTimeoutHang};
+    std::fprintf(stderr, "%s\n", report::render_finding(hang, false).c_str());
+    if (rank == 0) {
+      std::lock_guard lock(record.mutex);
+      std::printf("%s\n%s", report::render_finding(hang, color).c_str(), report::render_summary({hang}, color).c_str());
+      try {
+        record.save({hang}, {false, hang.message, 0, kExitCouldNotRun});
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "collbench: %s\n", e.what());
+      }
+    } else {
+      std::this_thread::sleep_for(std::chrono::seconds(2));  // let rank 0 save first
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    _exit(kExitCouldNotRun);
+  });
+
   BackendChoice choice;
   Plan plan;
-  if (int code = agree(control, [&] { choice = make_backend(opts); })) return code;
-  Record record;
+  watchdog.arm("backend set-up", opts.timeout_s);
+  if (int code = agree(control, [&] { choice = make_backend(opts, control, report_at_once(rank), &watchdog); }))
+    return code;
   record.header.world = describe_world(*choice.backend, choice.reason);
-
   // --scope node|rail: every group runs its own collective, all groups at once.
   GroupLayout layout;
   std::unique_ptr<Backend> group_backend;
   if (int code = agree(control, [&] {
         layout = make_layout(opts.scope, record.header.world);
+        watchdog.note("backend set-up: communicator split");
         if (opts.scope != Scope::World)
           group_backend = choice.backend->split(layout.group_of_rank[static_cast<std::size_t>(choice.backend->first_rank())]);
       }))
@@ -200,28 +234,8 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
     std::fflush(stdout);
   }
 
-  const bool color = use_color(cmd.verdict.color);
-  Watchdog watchdog([&](const std::string& what, double limit) {
-    Finding hang{"COLLECTIVE_HANG", Tag::Fail, Priority::P0,
-                 fmt::format("rank {} (host {}): {} did not finish within --timeout {:g} s", rank, this_host(), what,
-                             limit),
-                 report::ref::kTimeoutHang};
-    std::fprintf(stderr, "%s\n", report::render_finding(hang, false).c_str());
-    if (rank == 0) {
-      std::lock_guard lock(record.mutex);
-      std::printf("%s\n%s", report::render_finding(hang, color).c_str(), report::render_summary({hang}, color).c_str());
-      try {
-        record.save({hang}, {false, hang.message, 0, kExitCouldNotRun});
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "collbench: %s\n", e.what());
-      }
-    } else {
-      std::this_thread::sleep_for(std::chrono::seconds(2));  // let rank 0 save first
-    }
-    std::fflush(stdout);
-    std::fflush(stderr);
-    _exit(kExitCouldNotRun);
-  });
+  watchdog.disarm();
+  measuring = true;
 
   // World tables stream as rows complete; group tables are printed per group at the end.
   std::vector<report::TableStream> tables(layout.groups.size(), report::TableStream(plan.placements.size()));

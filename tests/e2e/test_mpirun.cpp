@@ -1,6 +1,7 @@
 // End to end: the real collbench binary under a real mpirun, on the mpi backend.
 #include "collbench_process.h"
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -160,6 +161,25 @@ TEST_F(E2E, KilledRankIsNamedAndTheResultsSoFarAreKept) {
   ASSERT_EQ(lines.size(), 3u);  // header + the two cases measured before the kill
   EXPECT_EQ(lines[0]["schema"], "collbench.run.partial/1");
   EXPECT_EQ(lines[2]["case"]["placement"], "in_place");
+}
+
+// One rank fails backend set-up between the set-up collectives: every rank leaves at once (no
+// hang until --timeout), exit 1, the failing rank and its host named, no results document.
+TEST_F(E2E, RankFailingBackendSetUpIsNamedAndNobodyWaits) {
+  for (const char* backend : {"auto", "nccl", "mpi"}) {
+    SCOPED_TRACE(backend);
+    const fs::path jpath = dir_ / (std::string("setup-") + backend + ".json");
+    const auto start = std::chrono::steady_clock::now();
+    const Result r = run(2, std::string("run --backend ") + backend +
+                                " -b 8 -e 8 -n 1 --no-progress --timeout 30 --inject setup:1 --json " + jpath.string());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.code, 1) << describe(r);
+    EXPECT_LT(seconds, 20.0) << "a set-up failure must not wait for --timeout\n" << describe(r);
+    EXPECT_NE(r.err.find("collbench: error on rank 1 (host " + hostname() + "): "), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(jpath));
+    EXPECT_FALSE(fs::exists(jpath.string() + ".partial"));
+    EXPECT_EQ(r.out.find("HEALTHY"), std::string::npos) << r.out;
+  }
 }
 
 TEST_F(E2E, BadInputExitsTwoAndWritesNothing) {

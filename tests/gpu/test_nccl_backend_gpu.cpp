@@ -9,6 +9,7 @@
 
 #include "bench/collectives.h"
 #include "bench/dtype.h"
+#include "bench/mpi_control.h"
 #include "bench/nccl_backend.h"
 
 namespace collbench {
@@ -18,14 +19,19 @@ constexpr double kInitTimeout = 120.0;
 
 class NcclBackendGpu : public ::testing::Test {
  protected:
-  static void TearDownTestSuite() { backend_.reset(); }  // before MPI_Finalize
+  static void TearDownTestSuite() {  // before MPI_Finalize
+    backend_.reset();
+    control_.reset();
+  }
 
   // One backend for the suite (NCCL init takes a while), made by the first test that runs.
   void SetUp() override {
     if (visible_gpu_count() == 0) GTEST_SKIP() << "no GPU visible: cudaGetDeviceCount found none (needs an NVIDIA GPU)";
     if (backend_ != nullptr) return;
     try {
-      backend_ = std::make_unique<NcclBackend>(visible_gpu_count(), kInitTimeout);
+      control_ = std::make_unique<MpiControl>();
+      backend_ = std::make_unique<NcclBackend>(NcclSetup{visible_gpu_count(), kInitTimeout, false, nullptr, nullptr},
+                                               *control_);
     } catch (const std::exception& e) {
       FAIL() << "NcclBackend(" << visible_gpu_count() << ") threw: " << e.what();
     }
@@ -62,9 +68,11 @@ class NcclBackendGpu : public ::testing::Test {
     EXPECT_EQ(backend_->count_wrong(call, 42), 1) << what << " (after corrupt_result)";
   }
 
+  static std::unique_ptr<MpiControl> control_;
   static std::unique_ptr<NcclBackend> backend_;
 };
 
+std::unique_ptr<MpiControl> NcclBackendGpu::control_;
 std::unique_ptr<NcclBackend> NcclBackendGpu::backend_;
 
 TEST_F(NcclBackendGpu, DescribesItself) {
@@ -114,6 +122,28 @@ TEST_F(NcclBackendGpu, RunWithoutSamples) {
   backend_->fill(call, 3);
   backend_->run(call, 3, nullptr);
   EXPECT_EQ(backend_->count_wrong(call, 3), 0);
+}
+
+// ncclCommSplit into one group: the child's collectives run and check clean, and more iterations
+// than buffer slots exercise the moving offsets of the timed loop.
+TEST_F(NcclBackendGpu, SplitChildRunsAndChecks) {
+  std::unique_ptr<Backend> child;
+  try {
+    child = backend_->split(0);
+  } catch (const std::exception& e) {
+    FAIL() << "split threw: " << e.what();
+  }
+  EXPECT_EQ(child->world_ranks(), backend_->world_ranks());
+  EXPECT_EQ(child->first_rank(), 0);
+  CallShape call = shape(Coll::AllReduce, DType::Float, RedOp::Sum, 1 << 20, Placement::OutOfPlace);
+  child->reserve(8 << 20, 8 << 20);
+  child->fill(call, 9);
+  LocalSamples samples;
+  child->run(call, 20, &samples);
+  ASSERT_EQ(samples.size(), static_cast<std::size_t>(child->local_ranks()));
+  EXPECT_EQ(samples[0].size(), 20u);
+  child->run(call, 1, nullptr);
+  EXPECT_EQ(child->count_wrong(call, 9), 0);
 }
 
 }  // namespace

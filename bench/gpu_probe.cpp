@@ -1,0 +1,40 @@
+#include "bench/gpu_probe.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+namespace collbench {
+
+bool nvidia_device_files_present() {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 6 && name.rfind("nvidia", 0) == 0 && name.find_first_not_of("0123456789", 6) == std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+std::string describe_probe(const GpuProbe& p) {
+  if (p.count > 0) return fmt::format("{} GPU(s) visible", p.count);
+  if (!p.cuda_error.empty() && p.device_files)
+    return fmt::format("a GPU is present but CUDA cannot use it ({})", p.cuda_error);
+  if (!p.cuda_error.empty()) return fmt::format("no GPU visible ({})", p.cuda_error);
+  return "no GPU visible";
+}
+
+AutoChoice decide_auto(const GpuProbe& mine, bool all_have_gpus, bool any_has_gpus) {
+  if (all_have_gpus) return {true, fmt::format("auto: {}", describe_probe(mine)), std::nullopt};
+  if (!any_has_gpus) {
+    std::string reason = "auto: " + describe_probe(mine);
+    if (mine.device_files && !mine.cuda_error.empty()) reason += "; measuring host MPI instead";
+    return {false, reason, std::nullopt};
+  }
+  if (mine.count > 0) return {true, "auto: GPUs visible", std::nullopt};
+  return {false, "", fmt::format("--backend auto: this process has {} while other processes use their GPUs; fix "
+                                 "this host's GPU or driver, or leave the host out of the run",
+                                 describe_probe(mine))};
+}
+
+}  // namespace collbench

@@ -1,0 +1,33 @@
+// What each process found when it looked for GPUs, and the backend `--backend auto` picks from what
+// all processes found. Pure: the CUDA call that fills a GpuProbe is in the nccl backend.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace collbench {
+
+struct GpuProbe {
+  int count = 0;             // usable GPUs (cudaGetDeviceCount)
+  std::string cuda_error;    // "cudaErrorInsufficientDriver: ..." when cudaGetDeviceCount failed
+  bool device_files = false; // /dev/nvidia<N> exist: a GPU is there even when CUDA cannot use it
+};
+
+// /dev/nvidia0, /dev/nvidia1, ... exist.
+bool nvidia_device_files_present();
+
+// "8 GPU(s)", "no GPU visible", "a GPU is present but CUDA cannot use it (cudaError...: ...)".
+std::string describe_probe(const GpuProbe& p);
+
+struct AutoChoice {
+  bool nccl = false;
+  std::string reason;                // printed in the header: why this backend
+  std::optional<std::string> error;  // this process cannot follow the others: the run stops (exit 1)
+};
+
+// --backend auto on one process, given whether every / any process has a usable GPU. All or none:
+// nccl or mpi. Some but not all: the processes without one fail, naming why, so a sick node stops
+// the run instead of being measured on a different backend than its peers (or hanging them).
+AutoChoice decide_auto(const GpuProbe& mine, bool all_have_gpus, bool any_has_gpus);
+
+}  // namespace collbench
