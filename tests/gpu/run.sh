@@ -1,16 +1,37 @@
 #!/usr/bin/env bash
-# GPU checks for a machine with NVIDIA GPUs: build (or reuse a prebuilt build-gpu/), run the GPU
-# test binaries and one nccl sweep on every visible GPU, and leave the outputs in OUTDIR.
+# GPU checks on a machine with an NVIDIA GPU: the GPU test binaries, the fill/verify kernels'
+# bandwidth, an nccl sweep of every op and datatype, a split (--scope node), and the failure
+# paths (watchdog on a hang, a failed backend set-up). Every output, and summary.json, goes
+# into OUTDIR. One GPU is driven (-g 1).
 #
 #   tests/gpu/run.sh OUTDIR
 #
+# The lent H200 machine (CUDA 13, NCCL only in the nvidia-nccl-cu13 wheel, no Open MPI, no
+# network): run tests/gpu/bundle.sh here first, then make ONE call there, timeout_s 480, with
+#   carry:   ["build-gpu/runtime"]
+#   command: bash tests/gpu/run.sh "$OUT"
+# The steps stop by TOTAL_BUDGET (420 s), so summary.json is written before that call's limit.
+#
+# Which binaries:
+#   build-gpu/runtime/ (tests/gpu/bundle.sh): the bundled binaries with the bundle's libraries.
+#     When this machine's glibc is older than runtime/requirements.txt asks, that is said as an
+#     error and they are started through the bundle's own glibc loader instead (RUNTIME_GLIBC=
+#     system|bundled forces one).
+#   else PREBUILT=1 and build-gpu/collbench: that build with this machine's libraries.
+#   else configure and build build-gpu/ here: needs Open MPI (and nvcc, NCCL headers).
+#
 # Environment:
-#   NCCL_LIB_DIR   directory of libnccl.so*, prepended to LD_LIBRARY_PATH (and given to CMake).
-#                  Unset and no system libnccl: the nvidia-nccl-cu13 Python wheel's lib/ is used.
-#   PREBUILT=1     skip configure and build when build-gpu/collbench already exists.
-#   CMAKE_CUDA_ARCHITECTURES  passed to CMake when set (e.g. 90 for H100/H200 only: faster build).
-#   STEP_TIMEOUT   seconds each test or run step may take (default 300; exit code 124 when hit).
-# Exits non-zero when any step failed; each step's exit code is printed.
+#   NCCL_LIB_DIR   folder of libnccl.so.2; default: the nvidia-nccl-cu13 (or -cu12) wheel's
+#                  lib/ (nvidia/nccl/lib or nvidia/cu13/lib), else the system's.
+#   TOTAL_BUDGET   seconds for all steps (default 420); STEP_TIMEOUT caps each step (default 300).
+#   CMAKE_CUDA_ARCHITECTURES  passed to CMake when building here (e.g. 90 for H100/H200 only).
+#
+# Exit code: 0 when every step passed, 1 when one failed, 2 when nothing could run.
+# Checked on a CPU-only machine only (dry runs: every GPU step fails fast, summary.json is
+# written). Unchecked until a GPU machine runs it: the wheel's layout and NCCL version (the
+# binaries are built against NCCL 2.28.9; ncclAlltoAll is a weak import, used when the loaded NCCL has
+# it: the nccl_library step names any other function the wheel lacks), the bundled glibc loader with a real driver's libcuda, and the
+# steps' durations (sized to stay well under TOTAL_BUDGET on an H200, not measured).
 set -uo pipefail
 
 if [[ $# -ne 1 ]]; then
@@ -21,97 +42,334 @@ out=$1
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/../.." || exit 2  # repository root
+repo=$(pwd)
 build="build-gpu"
+rt="$repo/$build/runtime"
+start_s=$SECONDS
+total_budget=${TOTAL_BUDGET:-420}
+step_cap=${STEP_TIMEOUT:-300}
+host=$(hostname 2>/dev/null || cat /proc/sys/kernel/hostname)
 
-# --- NCCL library location -------------------------------------------------------------------
-nccl_dir=${NCCL_LIB_DIR:-}
-if [[ -z $nccl_dir ]] && ! ls /usr/local/cuda/lib64/libnccl.so* >/dev/null 2>&1 &&
-   ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so'; then
-  wheel=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])' 2>/dev/null)
-  [[ -n $wheel && -d $wheel/lib ]] && nccl_dir=$wheel/lib
-fi
-cmake_nccl=()
-if [[ -n $nccl_dir ]]; then
-  export LD_LIBRARY_PATH=$nccl_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  lib=$(ls "$nccl_dir"/libnccl.so "$nccl_dir"/libnccl.so.2 2>/dev/null | head -n 1)
-  [[ -n $lib ]] && cmake_nccl+=("-DNCCL_LIBRARY=$lib")
-  [[ -f $nccl_dir/../include/nccl.h ]] && cmake_nccl+=("-DNCCL_INCLUDE_DIR=$(cd "$nccl_dir/../include" && pwd)")
-  echo "NCCL library directory: $nccl_dir"
-fi
-# Open MPI refuses root unless told; the tests use an MPI singleton (no mpirun).
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-
-# --- steps --------------------------------------------------------------------------------------
+# --- summary -------------------------------------------------------------------------------------
+names=() rcs=() secs=() passes=() notes=()
+facts=()  # "key<TAB>value" lines for summary.json
 failed=0
-summary=()
-step_timeout=${STEP_TIMEOUT:-300}
-# step NAME COMMAND...: runs it, prints the command and its exit code.
+json_str() {
+  local s
+  s=$(printf '%s' "$1" | tr -d '\000-\010\013-\037' | tr '\t\n' '  ')
+  s=${s//\\/\\\\}
+  printf '"%s"' "${s//\"/\\\"}"
+}
+write_summary() {
+  local i sep="" f
+  {
+    printf '{\n  "host": %s,\n' "$(json_str "$host")"
+    for f in "${facts[@]}"; do printf '  %s: %s,\n' "$(json_str "${f%%$'\t'*}")" "$(json_str "${f#*$'\t'}")"; done
+    printf '  "seconds": %d,\n  "passed": %s,\n  "steps": [' "$((SECONDS - start_s))" \
+      "$([[ $failed == 0 ]] && echo true || echo false)"
+    for i in "${!names[@]}"; do
+      printf '%s\n    {"name": %s, "exit_code": %s, "seconds": %s, "pass": %s, "note": %s}' "$sep" \
+        "$(json_str "${names[i]}")" "${rcs[i]}" "${secs[i]}" "${passes[i]}" "$(json_str "${notes[i]}")"
+      sep=,
+    done
+    printf '\n  ]\n}\n'
+  } >"$out/summary.json.tmp" && mv "$out/summary.json.tmp" "$out/summary.json"
+}
+fact() { facts+=("$1"$'\t'"$2"); echo "$1: $2"; }
+# record NAME RC SECONDS PASS(0|1) NOTE
+record() {
+  names+=("$1") rcs+=("${2:-null}") secs+=("${3:-0}") notes+=("$5")
+  if [[ $4 == 1 ]]; then passes+=(true); else passes+=(false); failed=1; fi
+  printf '  [%s] exit code %s, %ss: %s%s\n' "$1" "${2:-none}" "${3:-0}" "$([[ $4 == 1 ]] && echo PASS || echo FAIL)" \
+    "${5:+ ($5)}"
+  write_summary
+}
+
+# --- steps ---------------------------------------------------------------------------------------
+# run_step NAME LIMIT COMMAND...: COMMAND's stdout and stderr into OUTDIR/NAME.txt, under a timeout
+# of LIMIT seconds or what is left of TOTAL_BUDGET; sets rc and took. rc 124/137: timed out.
+rc=0 took=0
+run_step() {
+  local name=$1 limit=$2
+  shift 2
+  local left=$((total_budget - (SECONDS - start_s) - 5))
+  ((limit > step_cap)) && limit=$step_cap
+  ((limit > left)) && limit=$left
+  if ((limit < 5)); then
+    rc="" took=0
+    echo "+ [$name] skipped: TOTAL_BUDGET ${total_budget}s spent"
+    return 1
+  fi
+  echo "+ [$name] (limit ${limit}s) $*"
+  # timeout runs programs only: a function of this script runs in a bash that has it exported.
+  declare -F "$1" >/dev/null && set -- bash -c '"$@"' "$1" "$@"
+  local t0=$SECONDS
+  timeout -k 5 "$limit" "$@" >"$out/$name.txt" 2>&1
+  rc=$?
+  took=$((SECONDS - t0))
+  ((rc == 124 || rc == 137)) && echo "  [$name] timed out after ${limit}s"
+  return 0
+}
+# step NAME LIMIT COMMAND...: run_step, passing on exit code 0.
 step() {
   local name=$1
-  shift
-  echo "+ [$name] $*"
-  "$@"
-  local rc=$?
-  echo "  [$name] exit code $rc"
-  summary+=("$name: $rc")
-  ((rc == 0)) || failed=1
-  return $rc
-}
-# to_file FILE COMMAND...: stdout and stderr into FILE.
-to_file() {
-  local file=$1
-  shift
-  timeout -k 10 "$step_timeout" "$@" >"$file" 2>&1
-}
-# to_files FILE COMMAND...: stdout into FILE, stderr into FILE without .txt plus .err.
-to_files() {
-  local file=$1
-  shift
-  timeout -k 10 "$step_timeout" "$@" >"$file" 2>"${file%.txt}.err"
-}
-
-step gpus to_file "$out/gpus.txt" nvidia-smi -L
-if [[ -n ${CUDA_VISIBLE_DEVICES:-} ]]; then
-  ngpus=$(awk -F, '{print NF}' <<<"$CUDA_VISIBLE_DEVICES")
-else
-  ngpus=$(grep -c '^GPU ' "$out/gpus.txt" 2>/dev/null)
-fi
-[[ ${ngpus:-0} -ge 1 ]] || ngpus=1
-echo "GPUs to use: $ngpus"
-
-if [[ ${PREBUILT:-0} == 1 && -x $build/collbench ]]; then
-  echo "PREBUILT=1: using $build/ as it is"
-else
-  archs=()
-  [[ -n ${CMAKE_CUDA_ARCHITECTURES:-} ]] && archs+=("-DCMAKE_CUDA_ARCHITECTURES=$CMAKE_CUDA_ARCHITECTURES")
-  step configure cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${cmake_nccl[@]}" "${archs[@]}" &&
-    step build make -C "$build" -j "$(nproc)"
-fi
-
-find_bin() { find "$build" -type f -name "$1" -perm -u+x 2>/dev/null | head -n 1; }
-for t in gpu_kernel_tests gpu_nccl_tests; do
-  bin=$(find_bin "$t")
-  if [[ -z $bin ]]; then
-    echo "+ [$t] not built (no NCCL found at configure time?)"
-    summary+=("$t: not built")
-    failed=1
-    continue
+  if run_step "$@"; then
+    record "$name" "$rc" "$took" "$((rc == 0))" ""
+  else
+    record "$name" "" 0 0 "not run: out of time"
   fi
-  step "$t" to_file "$out/$t.txt" "$bin" "--gtest_output=json:$out/$t.json"
-done
+}
+tail_of() { tail -n "${2:-15}" "$out/$1.txt" 2>/dev/null | sed 's/^/    | /'; }
 
-if [[ -x $build/collbench ]]; then
-  step run_nccl to_files "$out/run_nccl.txt" "$build/collbench" run --backend nccl -g "$ngpus" -b 8 -e 256M -f 2 \
-    --json "$out/run_nccl.json"
-  # --scope node splits the communicators with ncclCommSplit (one group per node).
-  step run_nccl_scope_node to_files "$out/run_nccl_scope_node.txt" "$build/collbench" run --backend nccl \
-    -g "$ngpus" --scope node --ops all_reduce,all_to_all -b 1M -e 64M -f 4 --json "$out/run_nccl_scope_node.json"
+# --- the binaries and their libraries ------------------------------------------------------------
+# NCCL: the wheel's lib/ (nvidia/nccl/lib; later cu13 wheels use nvidia/cu13/lib), found by Python.
+find_nccl_dir() {
+  local py d
+  for py in python3 python; do
+    command -v "$py" >/dev/null || continue
+    d=$(timeout 30 "$py" - 2>/dev/null <<'PY' | head -n 1
+import glob, os, site, sys
+roots = []
+for name in ("nvidia.nccl", "nvidia.cu13", "nvidia.cu12", "nvidia"):
+    try:
+        roots += list(getattr(__import__(name, fromlist=["_"]), "__path__", []))
+    except Exception:
+        pass
+try:
+    roots += site.getsitepackages() + [site.getusersitepackages()]
+except Exception:
+    pass
+roots += [p for p in sys.path if p]
+for root in roots:
+    for pattern in ("lib/libnccl.so.2", "nvidia/nccl/lib/libnccl.so.2", "nvidia/cu1*/lib/libnccl.so.2",
+                    "nccl/lib/libnccl.so.2", "cu1*/lib/libnccl.so.2"):
+        for f in sorted(glob.glob(os.path.join(root, pattern))):
+            print(os.path.dirname(os.path.abspath(f)))
+PY
+)
+    [[ -n $d ]] && { echo "$d"; return; }
+  done
+  d=$(timeout 30 find / -xdev \( -path /proc -o -path /sys -o -path /dev \) -prune -o \
+    -name libnccl.so.2 -path '*nvidia*' -print 2>/dev/null | head -n 1)
+  [[ -n $d ]] && { dirname "$d"; return; }
+  d=$(ldconfig -p 2>/dev/null | awk '$1 == "libnccl.so.2" {print $NF; exit}')
+  [[ -n $d ]] && dirname "$d"
+}
+nccl_dir=${NCCL_LIB_DIR:-$(find_nccl_dir)}
+fact nccl_lib_dir "${nccl_dir:-not found}"
+[[ -n $nccl_dir ]] || echo "ERROR: no libnccl.so.2 (nvidia-nccl-cu13 wheel not found; set NCCL_LIB_DIR): the GPU steps will fail"
+
+exe=()  # what starts a bundled or built binary: its library path, or the bundled loader
+if [[ -f $rt/bin/collbench ]]; then
+  chmod u+x "$rt"/bin/* "$rt"/glibc/ld-linux-x86-64.so.2 2>/dev/null  # in case the copy lost the bits
+  bindir=$rt/bin testdir=$rt/bin
+  # shellcheck source=/dev/null
+  . "$rt/env.sh"
+  need=$(awk '$1 == "GLIBC" {print $2}' "$rt/requirements.txt")
+  have=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
+  [[ -n $have ]] || have=$(ldd --version 2>/dev/null | head -n 1 | awk '{print $NF}')
+  fact glibc "this machine ${have:-unknown}, the bundle needs ${need}"
+  mode=${RUNTIME_GLIBC:-}
+  if [[ -z $mode ]]; then
+    if [[ -n $have && $(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1) == "$need" ]]; then
+      mode=system
+    else
+      echo "ERROR: this machine's glibc (${have:-unknown}) is older than the GLIBC_$need that build-gpu/runtime" \
+        "needs (it was built on $(sed -n 's/^# built [^ ]* on //p' "$rt/manifest.txt")); its binaries cannot" \
+        "start with this machine's loader. Starting them through the bundled glibc ($rt/glibc) instead."
+      mode=bundled
+    fi
+  fi
+  if [[ $mode == bundled ]]; then
+    [[ -x $rt/glibc/ld-linux-x86-64.so.2 ]] || { echo "ERROR: $rt/glibc has no loader"; exit 2; }
+    # The driver's libraries (libcuda.so.1) are where this machine's loader finds them; the
+    # bundled loader is told explicitly (its default folders are Debian's).
+    sys_dirs=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 |libnvidia-ml\.so\.1 / {print $NF}' | xargs -r -n1 dirname | sort -u | tr '\n' ':')
+    for d in /usr/local/nvidia/lib64 /usr/lib64 /usr/lib/x86_64-linux-gnu /lib64 /usr/lib/wsl/lib; do
+      [[ -d $d ]] && sys_dirs+=$d:
+    done
+    exe=("$rt/glibc/ld-linux-x86-64.so.2" --library-path "$rt/glibc:$rt/lib:$nccl_dir:${sys_dirs%:}")
+  else
+    exe=(env "LD_LIBRARY_PATH=$rt/lib${nccl_dir:+:$nccl_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+  fi
+  fact runtime "build-gpu/runtime, glibc: $mode"
 else
-  summary+=("run_nccl: collbench not built")
-  failed=1
+  bindir=$build testdir=$build/tests/gpu
+  export OMPI_MCA_ess_singleton_isolated=1  # MPI_Init without mpirun: no orted
+  [[ $(id -u) -eq 0 ]] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  exe=(env "LD_LIBRARY_PATH=${nccl_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+  if [[ ${PREBUILT:-0} == 1 && -x $build/collbench ]]; then
+    fact runtime "$build/ as it is (PREBUILT=1), this machine's libraries"
+  elif ! command -v mpicxx >/dev/null && ! command -v ompi_info >/dev/null; then
+    echo "ERROR: no build-gpu/runtime/ and no Open MPI here: collbench cannot be built (CMake's" \
+      "find_package(MPI) needs it). On a machine with Open MPI, nvcc and NCCL run tests/gpu/bundle.sh" \
+      "and carry build-gpu/runtime to this one."
+    record prepare "" 0 0 "no build-gpu/runtime and no Open MPI to build with"
+    exit 2
+  else
+    fact runtime "built here into $build/"
+    cmake_args=(-DCMAKE_BUILD_TYPE=Release)
+    [[ -n ${CMAKE_CUDA_ARCHITECTURES:-} ]] && cmake_args+=("-DCMAKE_CUDA_ARCHITECTURES=$CMAKE_CUDA_ARCHITECTURES")
+    if [[ -n $nccl_dir ]]; then
+      for f in "$nccl_dir"/libnccl.so "$nccl_dir"/libnccl.so.2; do [[ -e $f ]] && nccl_lib=$f; done
+      [[ -n ${nccl_lib:-} ]] && cmake_args+=("-DNCCL_LIBRARY=$nccl_lib")
+      [[ -f $nccl_dir/../include/nccl.h ]] && cmake_args+=("-DNCCL_INCLUDE_DIR=$(cd "$nccl_dir/../include" && pwd)")
+    fi
+    step configure 300 cmake -S . -B "$build" "${cmake_args[@]}"
+    [[ $rc == 0 ]] && step build 1800 cmake --build "$build" -j "$(nproc)" --target collbench gpu_kernel_tests \
+      gpu_nccl_tests fill_bandwidth
+  fi
+fi
+collbench=$bindir/collbench
+run_args=(--backend nccl -g 1 --thresholds none --no-progress)
+
+# --- the machine ---------------------------------------------------------------------------------
+# shellcheck disable=SC2317  # run through run_step's bash -c
+nvidia_info() { nvidia-smi -L && nvidia-smi; }
+export -f nvidia_info
+step nvidia_smi 30 nvidia_info
+head -n 24 "$out/nvidia_smi.txt" 2>/dev/null | sed 's/^/    | /'
+gpus=$(grep -c '^GPU ' "$out/nvidia_smi.txt" 2>/dev/null)
+fact gpus "${gpus:-0}"
+
+# Where each library of collbench comes from (libmpi from the bundle, libnccl from the wheel).
+list=(ldd "$collbench")
+[[ ${exe[0]} == env ]] && list=("${exe[@]}" ldd "$collbench")
+[[ ${exe[0]} == */ld-linux-x86-64.so.2 ]] && list=("${exe[0]}" --list "${exe[@]:1}" "$collbench")
+if run_step libraries 20 "${list[@]}"; then
+  grep -E 'libmpi\.|libnccl|libcudart|libstdc|libc\.so|not found' "$out/libraries.txt" | sed 's/^/    | /'
+  missing=$(grep -c 'not found' "$out/libraries.txt")
+  record libraries "$rc" "$took" "$((rc == 0 && missing == 0))" "${missing} not found"
+else
+  record libraries "" 0 0 "not run: out of time"
 fi
 
-find "$out" -maxdepth 1 -name '*.err' -empty -delete
-echo "--- summary (outputs in $out)"
-printf '  %s\n' "${summary[@]}"
+# The NCCL it loads: its version, and whether it has every function the binaries import.
+# shellcheck disable=SC2317  # run through run_step's bash -c
+nccl_check() {  # nccl_check NCCL_DIR SYMBOL_LIST
+  local py
+  py=$(command -v python3 || command -v python) || { echo "no python: NCCL version not read"; return 1; }
+  "$py" - "$1/libnccl.so.2" "$2" <<'PY'
+import ctypes, os, sys
+lib = ctypes.CDLL(sys.argv[1])
+v = ctypes.c_int(0)
+lib.ncclGetVersion(ctypes.byref(v))
+code = v.value
+print("NCCL version %d.%d.%d (code %d) from %s" % (code // 10000, code % 10000 // 100, code % 100, code,
+                                                   os.path.realpath(sys.argv[1])))
+if os.path.exists(sys.argv[2]):
+    names = open(sys.argv[2]).read().split()
+    missing = [n for n in names if not hasattr(lib, n)]
+    print("imported NCCL functions: %d, missing from this libnccl: %s" % (len(names), " ".join(missing) or "none"))
+    sys.exit(1 if missing else 0)
+PY
+}
+export -f nccl_check
+step nccl_library 30 nccl_check "$nccl_dir" "$rt/nccl-symbols.txt"
+sed 's/^/    | /' "$out/nccl_library.txt" 2>/dev/null
+fact nccl_version "$(sed -n 's/^NCCL version \([^ ]*\).*/\1/p' "$out/nccl_library.txt" 2>/dev/null)"
+
+# --- device kernels ------------------------------------------------------------------------------
+# Fill/verify GB/s per datatype on 1 GiB buffers next to the HBM peak and a D2D copy.
+step fill_bandwidth 60 "${exe[@]}" "$testdir/fill_bandwidth" --bytes 1G --iters 10 --json "$out/fill_bandwidth.json"
+tail_of fill_bandwidth 16
+
+# A skipped test is a failure where nvidia-smi shows a GPU.
+gtest_step() {
+  local name=$1 limit=$2 skipped
+  run_step "$name" "$limit" "${exe[@]}" "$testdir/$name" "--gtest_output=json:$out/$name.json" || {
+    record "$name" "" 0 0 "not run: out of time"
+    return
+  }
+  skipped=$(grep -c '"result": "SKIPPED"' "$out/$name.json" 2>/dev/null)
+  if ((rc == 0 && ${skipped:-0} > 0 && ${gpus:-0} > 0)); then
+    record "$name" "$rc" "$took" 0 "$skipped skipped although nvidia-smi lists a GPU"
+  else
+    record "$name" "$rc" "$took" "$((rc == 0 && ${gpus:-0} > 0))" "${skipped:-0} skipped"
+  fi
+  ((rc == 0)) || tail_of "$name"
+}
+gtest_step gpu_kernel_tests 90
+gtest_step gpu_nccl_tests 150
+
+# --- failure paths -------------------------------------------------------------------------------
+# The watchdog: a case that never starts must end the run with exit 1 and COLLECTIVE_HANG after
+# --timeout 5 s (plus start-up), not hang until the step's limit.
+if run_step hang 45 "${exe[@]}" "$collbench" run "${run_args[@]}" --ops all_reduce -b 8 -e 64 -f 8 -n 2 \
+  --timeout 5 --inject hang:0:1; then
+  seen=$(grep -c COLLECTIVE_HANG "$out/hang.txt")
+  record hang "$rc" "$took" "$((rc == 1 && seen > 0 && took <= 25))" "COLLECTIVE_HANG lines: $seen, want exit 1 within 25 s"
+  grep -m 2 COLLECTIVE_HANG "$out/hang.txt" | sed 's/^/    | /'
+else
+  record hang "" 0 0 "not run: out of time"
+fi
+
+# A backend set-up failure on rank 0 must end the run with exit 1, naming the rank and the host.
+# Without a GPU it fails earlier, for that reason: not a pass.
+if run_step setup_failure 60 "${exe[@]}" "$collbench" run "${run_args[@]}" --inject setup:0 -b 8 -e 8; then
+  named=$(grep -c 'rank 0' "$out/setup_failure.txt")
+  record setup_failure "$rc" "$took" "$((rc == 1 && named > 0 && ${gpus:-0} > 0))" \
+    "'rank 0' lines: $named; host $host named: $(grep -qF "$host" "$out/setup_failure.txt" && echo yes || echo no);\
+ says injected: $(grep -q 'inject' "$out/setup_failure.txt" && echo yes || echo no)"
+  tail_of setup_failure 4
+else
+  record setup_failure "" 0 0 "not run: out of time"
+fi
+
+# --- sweeps --------------------------------------------------------------------------------------
+# check_wrong NAME JSON: every case checked and right; N/A (wrong null) only where NCCL cannot
+# check (in-place all_to_all and sendrecv).
+# shellcheck disable=SC2317  # run through run_step's bash -c
+check_wrong() {
+  local py
+  py=$(command -v python3 || command -v python) || { echo "no python to read $2"; return 1; }
+  "$py" - "$2" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+cases = doc.get("cases", [])
+right = na = 0
+bad = []
+for c in cases:
+    w = c.get("wrong")
+    where = "%s %s %s %s B" % (c.get("op"), c.get("dtype"), c.get("placement"), c.get("bytes"))
+    if w == 0:
+        right += 1
+    elif w is None and c.get("placement") == "in_place" and c.get("op") in ("all_to_all", "sendrecv"):
+        na += 1
+    else:
+        bad.append("%s: wrong=%s" % (where, w))
+print("cases: %d, checked and right: %d, not checkable (N/A): %d, bad: %d, complete: %s"
+      % (len(cases), right, na, len(bad), doc.get("complete")))
+for b in bad[:20]:
+    print("  " + b)
+sys.exit(0 if cases and not bad and doc.get("complete") is True else 1)
+PY
+}
+export -f check_wrong
+sweep() {  # sweep NAME LIMIT ARGS...: the run (exit 0), then its JSON (every case right)
+  local name=$1 limit=$2
+  shift 2
+  if run_step "$name" "$limit" "${exe[@]}" "$collbench" run "${run_args[@]}" "$@" --json "$out/$name.json"; then
+    record "$name" "$rc" "$took" "$((rc == 0))" "$(grep -c '^\[FAIL\]' "$out/$name.txt") [FAIL] lines"
+    ((rc == 0)) || { grep '^\[FAIL\]\|^\[WARN\]' "$out/$name.txt" | head -n 10 | sed 's/^/    | /'; tail_of "$name" 5; }
+    step "${name}_wrong" 30 check_wrong "$name" "$out/$name.json"
+    head -n 5 "$out/${name}_wrong.txt" | sed 's/^/    | /'
+  else
+    record "$name" "" 0 0 "not run: out of time"
+  fi
+}
+# ncclCommSplit: one group per node (here one node of one GPU).
+sweep split 90 --scope node --ops all_reduce,all_to_all -b 1M -e 64M -f 4
+# Every op and datatype: 6 ops x 10 types x 8 sizes (8 B to 16 MiB) x 2 placements = 960 cases,
+# few iterations: correctness across types, not bandwidth.
+sweep sweep_all 180 --ops all -d all -b 8 -e 64M -f 8 -w 1 -n 3
+
+# --- summary -------------------------------------------------------------------------------------
+find "$out" -maxdepth 1 -name '*.txt' -empty -delete
+write_summary
+echo "--- summary ($((SECONDS - start_s)) s; outputs and summary.json in $out)"
+for i in "${!names[@]}"; do
+  printf '  %-18s %-5s exit %-4s %4ss  %s\n' "${names[i]}" "$([[ ${passes[i]} == true ]] && echo PASS || echo FAIL)" \
+    "${rcs[i]}" "${secs[i]}" "${notes[i]}"
+done
 exit $failed
