@@ -140,11 +140,11 @@ TEST(DeviceKernels, CountWrongMatchesHostOnArbitraryData) {
   }
 }
 
-// More elements than one pass of the grid covers, so the grid-stride loops and the
-// per-block sums are exercised.
+// More elements than one pass of the grid covers (4096 blocks of 256 threads, 64 bytes each),
+// so the grid-stride loops and the per-block sums are exercised.
 TEST(DeviceKernels, LargeBufferGridStride) {
   SKIP_WITHOUT_GPU();
-  const std::uint64_t n = (std::uint64_t{1} << 22) + 3;
+  const std::uint64_t n = (std::uint64_t{1} << 26) + 99;
   for (DType t : {DType::Uint8, DType::Float, DType::Double}) {
     const std::size_t elt = dtype_info(t).size;
     const pattern::Spec spec{Coll::AllGather, RedOp::Sum, 5, 0, 1, 0, n};

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "bench/collectives.h"
@@ -98,6 +100,118 @@ TEST(Pattern, MovementOpsDeliverWhatEachRankExpects) {
         EXPECT_EQ(ex(Coll::Broadcast, r, j), in(Coll::Broadcast, 1 % n, j));
         EXPECT_EQ(ex(Coll::SendRecv, r, j), in(Coll::SendRecv, (r + n - 1) % n, j));
       }
+    }
+  }
+}
+
+// The device kernels encode through the same functions; these must be the IEEE bits.
+TEST(Pattern, EncodeGivesIeeeBitsOfSmallIntegers) {
+  for (int v = 0; v < 256; ++v) {
+    EXPECT_EQ(pattern::encode<DType::Half>(v), pattern::small_int_to_half_bits(v)) << v;
+    EXPECT_EQ(pattern::encode<DType::BFloat16>(v), pattern::small_int_to_bf16_bits(v)) << v;
+  }
+}
+
+TEST(Pattern, TableHoldsValidValuesTwiceOver) {
+  static constexpr pattern::Table table = pattern::make_table();
+  for (std::uint32_t j = 0; j < sizeof table.v; ++j) {
+    ASSERT_EQ(table.v[j], pattern::table_entry(j % pattern::kChunk)) << j;
+    ASSERT_GE(table.v[j], pattern::kMinValue);
+    ASSERT_LE(table.v[j], pattern::kMaxValue);
+  }
+}
+
+// A check only catches misplaced data if other places hold other values: blocks of different
+// ranks, a block shifted by a few elements, or the data of another seed must mostly differ,
+// including blocks a whole number of chunks apart.
+TEST(Pattern, BlocksOfOtherRanksShiftsAndSeedsDiffer) {
+  const std::uint64_t n = pattern::kChunk;
+  auto same = [&](std::uint64_t seed_a, std::uint64_t a, std::uint64_t seed_b, std::uint64_t b) {
+    std::uint64_t equal = 0;
+    for (std::uint64_t k = 0; k < n; ++k)
+      equal += pattern::base_value(seed_a, a + k) == pattern::base_value(seed_b, b + k);
+    return static_cast<double>(equal) / static_cast<double>(n);
+  };
+  for (std::uint64_t r = 1; r < 8; ++r) EXPECT_LT(same(7, 0, 7, r * n), 0.15) << "chunk " << r;
+  for (std::uint64_t d : {1, 2, 3, 100, 4097}) EXPECT_LT(same(7, 0, 7, d), 0.15) << "shift " << d;
+  EXPECT_LT(same(7, 0, 8, 0), 0.15);
+  for (std::uint64_t i = 0; i < 100000; ++i) {
+    ASSERT_GE(pattern::base_value(3, i), pattern::kMinValue);
+    ASSERT_LE(pattern::base_value(3, i), pattern::kMaxValue);
+  }
+}
+
+// Shapes that cross chunk edges inside rows, rows of odd lengths, and rank counts on both sides
+// of the host loops' blocks (128 to 1024 elements).
+struct Shape {
+  int rank, nranks;
+  std::uint64_t count;
+};
+constexpr Shape kShapes[] = {{0, 1, 1},       {1, 2, 1000},    {3, 8, 4099},     {2, 3, 70001}, {5, 65, 700},
+                             {200, 257, 300}, {999, 1000, 70}, {1400, 1500, 9}, {0, 4, 65536}};
+
+std::uint64_t send_count(Coll c, const Shape& s) {
+  const auto n = static_cast<std::uint64_t>(s.nranks);
+  return c == Coll::AllToAll || c == Coll::ReduceScatter ? s.count * n : s.count;
+}
+std::uint64_t recv_count(Coll c, const Shape& s) {
+  const auto n = static_cast<std::uint64_t>(s.nranks);
+  return c == Coll::AllToAll || c == Coll::AllGather ? s.count * n : s.count;
+}
+
+// encode(value(i)) for i < count, one element at a time.
+std::vector<std::byte> elementwise(DType t, std::uint64_t count, const pattern::Spec& spec, bool input) {
+  std::vector<std::byte> out(count * dtype_info(t).size);
+  with_dtype(t, [&](auto tag) {
+    constexpr DType T = decltype(tag)::value;
+    auto* p = reinterpret_cast<pattern::storage_t<T>*>(out.data());
+    for (std::uint64_t i = 0; i < count; ++i)
+      p[i] = pattern::encode<T>(input ? pattern::input_value(spec, i) : pattern::expected_value(spec, i));
+  });
+  return out;
+}
+
+std::string describe(DType t, const pattern::Spec& s) {
+  return std::string(dtype_info(t).name) + " coll " + std::to_string(static_cast<int>(s.coll)) + " rank " +
+         std::to_string(s.rank) + "/" + std::to_string(s.nranks) + " count " + std::to_string(s.count);
+}
+
+TEST(HostPattern, RowWiseFillAndCountEqualElementWiseDefinition) {
+  for (const auto& d : all_dtypes()) {
+    for (int c = 0; c < kCollCount; ++c) {
+      for (const Shape& sh : kShapes) {
+        for (std::uint64_t seed : {std::uint64_t{11}, ~std::uint64_t{0} - 3}) {
+          const auto coll = static_cast<Coll>(c);
+          const pattern::Spec spec{coll, static_cast<RedOp>(c % kRedOpCount), seed, sh.rank, sh.nranks, 1 % sh.nranks,
+                                   sh.count};
+          const std::uint64_t n_in = send_count(coll, sh), n_out = recv_count(coll, sh);
+          std::vector<std::byte> got(n_in * d.size);
+          host_fill_input(d.type, got.data(), n_in, spec);
+          ASSERT_EQ(got, elementwise(d.type, n_in, spec, true)) << describe(d.type, spec);
+
+          auto want = elementwise(d.type, n_out, spec, false);
+          ASSERT_EQ(host_count_wrong(d.type, want.data(), n_out, spec), 0) << describe(d.type, spec);
+          std::int64_t spoiled = 0;
+          for (std::uint64_t j = 0; j < n_out; j += n_out / 5 + 1, ++spoiled)
+            host_fill_value(d.type, want.data() + j * d.size, 1, pattern::kPoison);
+          ASSERT_EQ(host_count_wrong(d.type, want.data(), n_out, spec), spoiled) << describe(d.type, spec);
+        }
+      }
+    }
+  }
+}
+
+// On data that is mostly wrong (an input fill checked as a result) the count is still exact.
+TEST(HostPattern, CountWrongIsExactOnArbitraryData) {
+  for (const auto& d : all_dtypes()) {
+    for (int c = 0; c < kCollCount; ++c) {
+      const pattern::Spec spec{static_cast<Coll>(c), RedOp::Min, 7, 2, 3, 1, 70001};
+      const std::uint64_t n = std::min(send_count(spec.coll, {2, 3, 70001}), recv_count(spec.coll, {2, 3, 70001}));
+      const auto data = elementwise(d.type, n, spec, true), want = elementwise(d.type, n, spec, false);
+      std::int64_t differ = 0;
+      for (std::uint64_t j = 0; j < n; ++j)
+        differ += std::memcmp(data.data() + j * d.size, want.data() + j * d.size, d.size) != 0;
+      EXPECT_EQ(host_count_wrong(d.type, data.data(), n, spec), differ) << describe(d.type, spec);
     }
   }
 }
