@@ -52,7 +52,7 @@ bool built_with_nccl() {
 BackendChoice make_backend(const RunOptions& opts, Control& control, const FailureReport& report,
                            Watchdog* watchdog) {
   const bool inject = opts.inject.kind == FaultInjection::Kind::Setup && opts.inject.rank == control.rank();
-  if (watchdog != nullptr) watchdog->note("backend set-up: looking for GPUs");
+  if (watchdog != nullptr) watchdog->arm("backend set-up: looking for GPUs", opts.timeout_s);
   switch (opts.backend) {
     case BackendKind::Mpi:
       return {mpi_backend(opts, control, report, inject, "-g applies to the nccl backend only; drop -g or use --backend nccl"),

@@ -20,7 +20,8 @@ struct BackendChoice {
 
 // The backend for `opts`, built with every set-up step agreed over `control`. A process that fails
 // a step reports it through `report` at once (the message names its rank and host); then every
-// process throws StepFailed. `watchdog`, when given, is told each step so a hang names it.
+// process throws StepFailed. `watchdog`, when given, is armed for each step (--timeout each) so a
+// hang names the step.
 BackendChoice make_backend(const RunOptions& opts, Control& control, const FailureReport& report,
                            Watchdog* watchdog = nullptr);
 

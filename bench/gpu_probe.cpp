@@ -37,4 +37,22 @@ AutoChoice decide_auto(const GpuProbe& mine, bool all_have_gpus, bool any_has_gp
                                  describe_probe(mine))};
 }
 
+std::optional<std::string> gpu_shared(const std::vector<std::vector<std::string>>& bus_ids,
+                                      const std::vector<int>& mpi_ranks, std::size_t me) {
+  for (const std::string& bus : bus_ids[me]) {
+    std::vector<int> users;
+    for (std::size_t p = 0; p < bus_ids.size(); ++p)
+      for (const std::string& other : bus_ids[p])
+        if (other == bus) users.push_back(mpi_ranks[p]);
+    if (users.size() > 1) {
+      std::string list;
+      for (int r : users) list += (list.empty() ? "" : ", ") + std::to_string(r);
+      return fmt::format("GPU {} is driven by more than one process (ranks {}, -g counted); start one process "
+                         "per GPU, or give each process its own CUDA_VISIBLE_DEVICES",
+                         bus, list);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace collbench

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace collbench {
 
@@ -29,5 +30,11 @@ struct AutoChoice {
 // nccl or mpi. Some but not all: the processes without one fail, naming why, so a sick node stops
 // the run instead of being measured on a different backend than its peers (or hanging them).
 AutoChoice decide_auto(const GpuProbe& mine, bool all_have_gpus, bool any_has_gpus);
+
+// The GPUs (PCI bus ids) each process on one node drives, and the MPI rank of each process. Why
+// process `me` cannot go on, when one of its GPUs is also driven by another process (two ranks
+// on one GPU make NCCL fail only the ranks that share it, leaving the rest waiting in init).
+std::optional<std::string> gpu_shared(const std::vector<std::vector<std::string>>& bus_ids,
+                                      const std::vector<int>& mpi_ranks, std::size_t me);
 
 }  // namespace collbench

@@ -208,7 +208,8 @@ void NcclBackend::enqueue(const CallShape& call, const Local& l, void* comm_hand
       break;
     case Coll::AllToAll:
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-      if (native_all_to_all()) {
+      // In place stays on send/recv: whether ncclAlltoAll accepts sendbuff == recvbuff is not documented.
+      if (native_all_to_all() && call.placement == Placement::OutOfPlace) {
         NCCL_CHECK(ncclAlltoAll(send, recv, p, type, comm, l.stream));
         break;
       }

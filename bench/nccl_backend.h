@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cuda_runtime_api.h>
+#include <mpi.h>
 
 #include <cstddef>
 #include <memory>
@@ -29,7 +30,7 @@ struct NcclSetup {
   double timeout_s = 300.0;
   bool inject_failure = false;     // test hook (--inject setup:RANK): this process fails set-up
   FailureReport report;            // a failing process's own error, reported at once
-  Watchdog* watchdog = nullptr;    // told which step runs, so a hang names it
+  Watchdog* watchdog = nullptr;    // armed for each step, so a hang is bounded and names the step
 };
 
 class NcclBackend final : public Backend {
@@ -72,6 +73,9 @@ class NcclBackend final : public Backend {
   };
 
   void open_devices(int gpus_per_process, int node_rank, int node_size);
+  // Every process of this node: the bus ids of its GPUs, and its MPI rank (collective over `node`).
+  std::vector<std::vector<std::string>> node_bus_ids(MPI_Comm node, int node_size) const;
+  static std::vector<int> node_mpi_ranks(MPI_Comm node, int node_size, int mpi_rank);
   void select(std::size_t local) const;
   bool streams_done() const;
   void release() noexcept;

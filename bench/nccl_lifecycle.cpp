@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -11,6 +12,10 @@ namespace collbench::nccl {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+struct NcclCallFailed {
+  int result;
+};
 
 Clock::time_point after_seconds(double s) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
@@ -77,21 +82,10 @@ void CommSet::init(int nranks, const UniqueId& id, int first_rank, std::size_t l
   nranks_ = nranks;
   first_ = first_rank;
   comms_.assign(locals, nullptr);
-  try {
-    check(api_.group_start(), "ncclGroupStart", 0);
-    for (std::size_t i = 0; i < locals; ++i) {
-      select(i);
-      const int r = api_.init_rank(&comms_[i], nranks, id, first_rank + static_cast<int>(i), settings_.blocking);
-      if (r != kSuccess && r != kInProgress) {
-        api_.group_end();
-        fail("communicator init (ncclCommInitRankConfig)", i, r);
-      }
-    }
-    check(api_.group_end(), "communicator init (ncclGroupEnd)", 0);
-  } catch (...) {
-    abort();
-    throw;
-  }
+  grouped("communicator init", [&](std::size_t i) {
+    select(i);
+    return api_.init_rank(&comms_[i], nranks, id, first_rank + static_cast<int>(i), settings_.blocking);
+  });
   wait_ready(comms_, "communicator init");
 }
 
@@ -99,16 +93,10 @@ std::unique_ptr<CommSet> CommSet::split(int color, const std::function<void(std:
   auto child = std::make_unique<CommSet>(api_, settings_);
   child->comms_.assign(comms_.size(), nullptr);
   try {
-    check(api_.group_start(), "ncclGroupStart", 0);
-    for (std::size_t i = 0; i < comms_.size(); ++i) {
+    grouped("communicator split", [&](std::size_t i) {
       select(i);
-      const int r = api_.split(comms_[i], color, first_ + static_cast<int>(i), &child->comms_[i], settings_.blocking);
-      if (r != kSuccess && r != kInProgress) {
-        api_.group_end();
-        fail("communicator split (ncclCommSplit)", i, r);
-      }
-    }
-    check(api_.group_end(), "communicator split (ncclGroupEnd)", 0);
+      return api_.split(comms_[i], color, first_ + static_cast<int>(i), &child->comms_[i], settings_.blocking);
+    });
     // The split's progress shows on the parents; the children are written when it ends.
     wait_ready(comms_, "communicator split");
     for (std::size_t i = 0; i < child->comms_.size(); ++i)
@@ -127,12 +115,30 @@ std::unique_ptr<CommSet> CommSet::split(int color, const std::function<void(std:
   return child;
 }
 
+void CommSet::grouped(const char* what, const std::function<int(std::size_t)>& call) {
+  check(api_.group_start(), "ncclGroupStart", 0);
+  std::size_t i = 0;
+  try {
+    for (; i < comms_.size(); ++i)
+      if (const int r = call(i); r != kSuccess && r != kInProgress) throw NcclCallFailed{r};
+  } catch (const NcclCallFailed& e) {
+    api_.group_end();  // NCCL drops the whole group; the thread must not stay inside it
+    fail(what, i, e.result);
+  } catch (...) {
+    api_.group_end();
+    abort();
+    throw;
+  }
+  check(api_.group_end(), what, 0);
+}
+
 void CommSet::launch(const std::function<void(std::size_t, Comm)>& enqueue, const char* what) {
   check(api_.group_start(), "ncclGroupStart", 0);
   try {
     for (std::size_t i = 0; i < comms_.size(); ++i) enqueue(i, comms_[i]);
   } catch (...) {
     api_.group_end();
+    abort();  // part of the group may have been launched: the communicators are out of step now
     throw;
   }
   if (check(api_.group_end(), what, 0) == kInProgress) wait_ready(comms_, what);
@@ -166,14 +172,18 @@ void CommSet::abort() noexcept {
 }
 
 void CommSet::release() noexcept {
-  // Finalize all together (several local ones must not wait on each other), then destroy those
-  // that finished; abort any that failed or did not finish in time.
+  // Finalize all in one group (a blocking finalize waits for every rank, so local ones finalized one
+  // by one would wait on each other), then destroy those that finished; abort any that failed or
+  // did not finish in time.
   std::vector<bool> ok(comms_.size(), false);
+  if (std::none_of(comms_.begin(), comms_.end(), [](Comm c) { return c != nullptr; })) return;
+  api_.group_start();
   for (std::size_t i = 0; i < comms_.size(); ++i) {
     if (comms_[i] == nullptr) continue;
     const int r = api_.finalize(comms_[i]);
     ok[i] = r == kSuccess || r == kInProgress;
   }
+  if (const int r = api_.group_end(); r != kSuccess && r != kInProgress) ok.assign(ok.size(), false);
   const auto deadline = after_seconds(settings_.timeout_s);
   for (;;) {
     bool pending = false;

@@ -56,6 +56,9 @@ class CommSet {
   int first_rank() const { return first_; }
 
  private:
+  // `call(i)` for every local rank between ncclGroupStart and ncclGroupEnd. The group is closed on
+  // any failure, and a failure aborts every communicator and throws, naming `what`.
+  void grouped(const char* what, const std::function<int(std::size_t)>& call);
   // ncclSuccess/ncclInProgress pass; anything else aborts every communicator and throws.
   int check(int result, const char* call, std::size_t local);
   // Until no communicator of `set` reports ncclInProgress; `abort_set` on failure or timeout.

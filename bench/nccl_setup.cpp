@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
-#include <cstdlib>
 
 #include "bench/cuda_check.h"
 #include "bench/errors.h"
@@ -27,7 +26,7 @@ GpuProbe probe_gpus() {
 NcclBackend::NcclBackend(const NcclSetup& setup, Control& control) : timeout_s_(setup.timeout_s) {
   // Every step ends agreed, so a process that fails one never leaves the others in the next collective.
   auto step = [&](const char* what, const std::function<void()>& f) {
-    if (setup.watchdog != nullptr) setup.watchdog->note(std::string("backend set-up: ") + what);
+    if (setup.watchdog != nullptr) setup.watchdog->arm(std::string("backend set-up: ") + what, setup.timeout_s);
     agreed_step(control, setup.report, f);
   };
   int mpi_rank = 0, size = 1;
@@ -38,15 +37,18 @@ NcclBackend::NcclBackend(const NcclSetup& setup, Control& control) : timeout_s_(
   int node_rank = 0, node_size = 1;
   MPI_Comm_rank(node, &node_rank);
   MPI_Comm_size(node, &node_size);
-  MPI_Comm_free(&node);
 
-  // Measured communicators are blocking (see nccl_lifecycle.h); NCCL_COMM_BLOCKING=0 would override it.
-  unsetenv("NCCL_COMM_BLOCKING");
   const int gpus = setup.gpus_per_process;
   try {
     step("opening the GPUs", [&] {
       if (setup.inject_failure) throw RunError("injected set-up failure (--inject setup)");
       open_devices(gpus, node_rank, node_size);
+    });
+    const auto bus_ids = node_bus_ids(node, node_size);
+    const auto ranks = node_mpi_ranks(node, node_size, mpi_rank);
+    step("checking that no two processes share a GPU", [&] {
+      if (auto why = gpu_shared(bus_ids, ranks, static_cast<std::size_t>(node_rank)))
+        throw UsageError(fmt::format("{} (host {})", *why, this_host()));
     });
     nccl::UniqueId id;
     step("NCCL unique id", [&] {
@@ -58,9 +60,30 @@ NcclBackend::NcclBackend(const NcclSetup& setup, Control& control) : timeout_s_(
       comms_->init(size * gpus, id, mpi_rank * gpus, locals_.size(), [&](std::size_t i) { select(i); });
     });
   } catch (...) {
+    MPI_Comm_free(&node);
     release();  // the destructor does not run for a throwing constructor
     throw;
   }
+  MPI_Comm_free(&node);
+}
+
+std::vector<std::vector<std::string>> NcclBackend::node_bus_ids(MPI_Comm node, int node_size) const {
+  constexpr std::size_t kWidth = 32;  // "0000:53:00.0" and room to spare
+  std::string mine(locals_.size() * kWidth, '\0');
+  for (std::size_t i = 0; i < locals_.size(); ++i) locals_[i].bus_id.copy(&mine[i * kWidth], kWidth - 1);
+  std::string all(mine.size() * static_cast<std::size_t>(node_size), '\0');
+  MPI_CHECK(MPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(),
+                          static_cast<int>(mine.size()), MPI_CHAR, node));
+  std::vector<std::vector<std::string>> out(static_cast<std::size_t>(node_size));
+  for (std::size_t p = 0; p < out.size(); ++p)
+    for (std::size_t i = 0; i < locals_.size(); ++i) out[p].emplace_back(all.c_str() + (p * locals_.size() + i) * kWidth);
+  return out;
+}
+
+std::vector<int> NcclBackend::node_mpi_ranks(MPI_Comm node, int node_size, int mpi_rank) {
+  std::vector<int> ranks(static_cast<std::size_t>(node_size));
+  MPI_CHECK(MPI_Allgather(&mpi_rank, 1, MPI_INT, ranks.data(), 1, MPI_INT, node));
+  return ranks;
 }
 
 NcclBackend::~NcclBackend() { release(); }

@@ -123,9 +123,10 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
     _exit(kExitCouldNotRun);
   });
   BackendChoice choice;
-  watchdog.arm("backend set-up", opts.timeout_s);
-  if (int code = agree(control, [&] { choice = make_backend(opts, control, report_at_once(rank), &watchdog); }))
+  if (int code = agree(control, [&] { choice = make_backend(opts, control, report_at_once(rank), &watchdog); })) {
+    watchdog.arm("teardown after a failed set-up", opts.timeout_s);
     return code;
+  }
   watchdog.disarm();
   report::HuntRecord record;
   record.header.world = describe_world(*choice.backend, choice.reason);

@@ -45,6 +45,20 @@ std::vector<int> ranks_of(const report::WorldInfo& info, int a, int b) {
   return ranks;
 }
 
+// A split and a teardown wait on every peer like a case does, so they are bounded the same way.
+std::unique_ptr<Backend> watched_split(const HuntContext& ctx, int color) {
+  ctx.watchdog.arm("communicator split", ctx.opts.timeout_s);
+  std::unique_ptr<Backend> group = ctx.world.split(color);
+  ctx.watchdog.disarm();
+  return group;
+}
+
+void watched_release(const HuntContext& ctx, std::unique_ptr<Backend>& group) {
+  ctx.watchdog.arm("communicator teardown", ctx.opts.timeout_s);
+  group.reset();
+  ctx.watchdog.disarm();
+}
+
 }  // namespace
 
 double probe_iteration_s(const HuntContext& ctx) {
@@ -62,7 +76,7 @@ double probe_iteration_s(const HuntContext& ctx) {
 }
 
 std::vector<report::GroupScore> run_node_phase(const HuntContext& ctx) {
-  std::unique_ptr<Backend> node = ctx.world.split(ctx.my_node);
+  std::unique_ptr<Backend> node = watched_split(ctx, ctx.my_node);
   std::vector<report::GroupScore> out;
   measure(ctx, ctx.opts, *node, [&](const CaseMeasurement& m) {
     for (const auto& n : ctx.info.nodes) {
@@ -70,6 +84,7 @@ std::vector<report::GroupScore> run_node_phase(const HuntContext& ctx) {
       out.push_back({n.name, report::median(bw), bw.size(), report::scaled_mad(bw)});
     }
   });
+  watched_release(ctx, node);
   return out;
 }
 
@@ -78,11 +93,12 @@ std::vector<report::PairSample> run_pair_round(const HuntContext& ctx, const Rou
   int color = static_cast<int>(round.pairs.size()) + ctx.my_node;
   for (std::size_t p = 0; p < round.pairs.size(); ++p)
     if (round.pairs[p].first == ctx.my_node || round.pairs[p].second == ctx.my_node) color = static_cast<int>(p);
-  std::unique_ptr<Backend> pair = ctx.world.split(color);
+  std::unique_ptr<Backend> pair = watched_split(ctx, color);
   std::vector<report::PairSample> out;
   measure(ctx, ctx.opts, *pair, [&](const CaseMeasurement& m) {
     for (const auto& [a, b] : round.pairs) out.push_back({a, b, index, group_busbw(m, ranks_of(ctx.info, a, b))});
   });
+  watched_release(ctx, pair);
   return out;
 }
 

@@ -58,6 +58,9 @@ int main(int argc, char** argv) {
       cmd.kind != collbench::Command::Kind::Fabric)
     return run_offline(cmd);
 
+  // The nccl backend measures on blocking communicators (bench/nccl_lifecycle.h), and NCCL lets this
+  // variable override that; cleared before any thread (MPI's, NCCL's) can read the environment.
+  unsetenv("NCCL_COMM_BLOCKING");
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     std::fprintf(stderr, "collbench: error: MPI_Init failed; launch with mpirun/srun or check the MPI install\n");

@@ -170,35 +170,42 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
     _exit(kExitCouldNotRun);
   });
 
+  // Each set-up step gets --timeout of its own; leaving after a failed step, the teardown too.
+  const auto step = [&](const char* what) { watchdog.arm(what, opts.timeout_s); };
+  const auto leave = [&](int code) {
+    step("teardown after a failed set-up");
+    return code;
+  };
   BackendChoice choice;
   Plan plan;
-  watchdog.arm("backend set-up", opts.timeout_s);
   if (int code = agree(control, [&] { choice = make_backend(opts, control, report_at_once(rank), &watchdog); }))
-    return code;
+    return leave(code);
+  step("set-up: describing the world");
   record.header.world = describe_world(*choice.backend, choice.reason);
   // --scope node|rail: every group runs its own collective, all groups at once.
   GroupLayout layout;
   std::unique_ptr<Backend> group_backend;
   if (int code = agree(control, [&] {
         layout = make_layout(opts.scope, record.header.world);
-        watchdog.note("backend set-up: communicator split");
+        step("backend set-up: communicator split");
         if (opts.scope != Scope::World)
           group_backend = choice.backend->split(layout.group_of_rank[static_cast<std::size_t>(choice.backend->first_rank())]);
       }))
-    return code;
+    return leave(code);
   Backend& backend = group_backend ? *group_backend : *choice.backend;
+  step("set-up: plan, buffers, environment and results file");
   if (int code = agree(control, [&] {
         plan = make_plan(opts, backend.world_ranks());
         check_supported(plan, backend);
         backend.reserve(plan.max_send_bytes, plan.max_recv_bytes);
       }))
-    return code;
+    return leave(code);
 
   // A baseline that cannot be read is bad input: refuse it before measuring anything.
   if (int code = agree(control, [&] {
         if (rank == 0 && !cmd.baseline.empty()) read_run_json(cmd.baseline);
       }))
-    return code;
+    return leave(code);
 
   if (may_use_nccl) env.nccl_log = read_nccl_debug_capture();
   const std::vector<report::RankEnv> envs = gather_env(env);
@@ -227,7 +234,7 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
           }
         }
       }))
-    return code;
+    return leave(code);
 
   if (rank == 0) {
     std::fputs(report::render_preamble(record.header).c_str(), stdout);

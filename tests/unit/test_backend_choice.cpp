@@ -56,5 +56,19 @@ TEST(GpuMemory, BuffersMustLeaveNcclItsHeadroom) {
   EXPECT_TRUE(gpu_buffers_do_not_fit(1, GiB / 2));  // less free than the headroom itself
 }
 
+TEST(GpuAssignment, TwoProcessesOnOneGpuAreRefusedNamingBoth) {
+  const std::vector<std::vector<std::string>> two_on_one{{"0000:53:00.0"}, {"0000:53:00.0"}};
+  const auto why = gpu_shared(two_on_one, {4, 5}, 1);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("GPU 0000:53:00.0 is driven by more than one process (ranks 4, 5"), std::string::npos) << *why;
+  // -g 2 with two processes that see the same two GPUs.
+  const std::vector<std::vector<std::string>> overlap{{"a", "b"}, {"b", "c"}};
+  EXPECT_TRUE(gpu_shared(overlap, {0, 1}, 0));
+  const std::vector<std::vector<std::string>> apart{{"a", "b"}, {"c", "d"}};
+  EXPECT_FALSE(gpu_shared(apart, {0, 1}, 0));
+  EXPECT_FALSE(gpu_shared(apart, {0, 1}, 1));
+  EXPECT_FALSE(gpu_shared({{}, {"a"}}, {0, 1}, 0));  // a process that failed to open its GPUs
+}
+
 }  // namespace
 }  // namespace collbench

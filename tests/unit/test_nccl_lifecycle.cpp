@@ -35,7 +35,8 @@ class FakeNccl final : public Api {
 
   std::map<Comm, FakeComm> comms;
   std::vector<int> aborted, destroyed, finalized;
-  int async_calls = 0, group_ends = 0;
+  std::vector<int> finalize_groups;  // the group each finalize was issued in (0: none)
+  int async_calls = 0, group_ends = 0, depth = 0, groups = 0;
 
   FakeComm& of(Comm c) { return comms.at(c); }
   Comm make() {
@@ -44,9 +45,13 @@ class FakeNccl final : public Api {
     return key;
   }
 
-  int group_start() override { return kSuccess; }
+  int group_start() override {
+    if (depth++ == 0) ++groups;
+    return kSuccess;
+  }
   int group_end() override {
     ++group_ends;
+    --depth;
     if (!in_progress_) return kSuccess;
     in_progress_ = false;
     return kInProgress;
@@ -95,6 +100,7 @@ class FakeNccl final : public Api {
   }
   int finalize(Comm c) override {
     finalized.push_back(of(c).id);
+    finalize_groups.push_back(depth > 0 ? groups : 0);
     return of(c).finalize_fails ? kInternalError : kSuccess;
   }
   int destroy(Comm c) override {
@@ -241,6 +247,48 @@ TEST(NcclLifecycle, ReleaseDestroysFinishedCommunicatorsAndAbortsFailedOnes) {
   EXPECT_EQ(nccl.finalized, (std::vector<int>{1, 2}));
   EXPECT_EQ(nccl.destroyed, std::vector<int>{1});
   EXPECT_EQ(nccl.aborted, std::vector<int>{2});
+}
+
+// A blocking finalize waits for every rank: the local communicators must be finalized in one group,
+// or the first would wait for the second, which this thread never reaches.
+TEST(NcclLifecycle, BlockingReleaseFinalizesEveryLocalCommunicatorInOneGroup) {
+  FakeNccl nccl;
+  {
+    CommSet set(nccl, settings(true));
+    set.init(4, UniqueId{}, 0, 3, no_select);
+  }
+  ASSERT_EQ(nccl.finalize_groups.size(), 3u);
+  EXPECT_NE(nccl.finalize_groups[0], 0) << "finalize outside a group";
+  for (int g : nccl.finalize_groups) EXPECT_EQ(g, nccl.finalize_groups[0]) << "finalizes split over groups";
+  EXPECT_EQ(nccl.depth, 0);
+  EXPECT_EQ(nccl.destroyed, (std::vector<int>{1, 2, 3}));
+}
+
+// A throw while the group is open (cudaSetDevice for the second GPU) must close the group first,
+// or the aborts that follow would only be queued in it.
+TEST(NcclLifecycle, GroupIsClosedWhenSelectingADeviceThrows) {
+  FakeNccl nccl;
+  CommSet set(nccl, settings(true));
+  auto select = [](std::size_t i) {
+    if (i == 1) throw RunError("cudaSetDevice failed");
+  };
+  EXPECT_THROW(set.init(4, UniqueId{}, 0, 2, select), RunError);
+  EXPECT_EQ(nccl.depth, 0);
+  EXPECT_EQ(nccl.aborted, std::vector<int>{1});
+}
+
+TEST(NcclLifecycle, LaunchThatThrowsHalfwayClosesTheGroupAndAborts) {
+  FakeNccl nccl;
+  CommSet set(nccl, settings(true));
+  set.init(4, UniqueId{}, 0, 2, no_select);
+  EXPECT_THROW(set.launch(
+                   [](std::size_t i, Comm) {
+                     if (i == 1) throw RunError("ncclAllReduce failed");
+                   },
+                   "collective"),
+               RunError);
+  EXPECT_EQ(nccl.depth, 0);
+  EXPECT_EQ(nccl.aborted.size(), 2u);
 }
 
 }  // namespace
