@@ -57,16 +57,9 @@ BackendChoice make_backend(const RunOptions& opts, Control& control, const Failu
     case BackendKind::Mpi:
       return {mpi_backend(opts, control, report, inject, "-g applies to the nccl backend only; drop -g or use --backend nccl"),
               "requested"};
-    case BackendKind::Nccl: {
-      agreed_step(control, report, [&] {
-        if (!built_with_nccl()) nccl_backend(opts, control, report, watchdog, inject);  // throws why
-        if (const GpuProbe p = probe(); p.count == 0)
-          throw RunError(fmt::format("--backend nccl: this process has {} (check CUDA_VISIBLE_DEVICES and the "
-                                     "driver), or use --backend mpi",
-                                     describe_probe(p)));
-      });
+    case BackendKind::Nccl:
+      // A process without a GPU fails the backend's first agreed step, naming its CUDA error.
       return {nccl_backend(opts, control, report, watchdog, inject), "requested"};
-    }
     case BackendKind::Auto: break;
   }
   if (!built_with_nccl())

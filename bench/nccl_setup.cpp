@@ -117,7 +117,8 @@ void NcclBackend::open_devices(int gpus, int node_rank, int node_size) {
   if (gpus < 1) throw UsageError(fmt::format("-g {} is not a GPU count; use -g 1 or more", gpus));
   const GpuProbe probe = probe_gpus();
   if (probe.count == 0)
-    throw RunError(fmt::format("the nccl backend needs a GPU but this process has {}; use --backend mpi",
+    throw RunError(fmt::format("the nccl backend needs a GPU but this process has {} (check CUDA_VISIBLE_DEVICES "
+                               "and the driver); use --backend mpi",
                                describe_probe(probe)));
   const int visible = probe.count;
   int base = node_rank * gpus;
