@@ -1,7 +1,5 @@
 #include "bench/backend_factory.h"
 
-#include <fmt/format.h>
-
 #include "bench/errors.h"
 #include "bench/gpu_probe.h"
 #include "bench/mpi_backend.h"
