@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -19,6 +20,8 @@ class Control {
   // Every process's equally sized block, concatenated in rank order on rank 0 (empty elsewhere).
   virtual std::vector<double> gather_to_root(std::span<const double> mine) = 0;
   virtual std::int64_t min(std::int64_t value) = 0;
+  // Collective: a channel among the processes that passed the same color, ranked as here.
+  virtual std::unique_ptr<Control> split(int color) = 0;
 };
 
 }  // namespace collbench

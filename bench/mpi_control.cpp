@@ -34,6 +34,18 @@ MPI_Comm dup_world(int* rank, int* size) {
 
 MpiControl::MpiControl() : comm_(dup_world(&rank_, &size_)) {}
 
+MpiControl::MpiControl(MPI_Comm owned) : comm_(owned) {
+  MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+  MPI_CHECK(MPI_Comm_size(comm_, &size_));
+}
+
+std::unique_ptr<Control> MpiControl::split(int color) {
+  MPI_Comm sub = MPI_COMM_NULL;
+  MPI_CHECK(MPI_Comm_split(comm_, color, rank_, &sub));
+  MPI_CHECK(MPI_Comm_set_errhandler(sub, MPI_ERRORS_RETURN));
+  return std::unique_ptr<Control>(new MpiControl(sub));
+}
+
 MpiControl::~MpiControl() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }

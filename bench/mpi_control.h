@@ -6,7 +6,7 @@
 
 namespace collbench {
 
-// Control over a private duplicate of MPI_COMM_WORLD.
+// Control over a private duplicate of MPI_COMM_WORLD, or a split of one.
 class MpiControl final : public Control {
  public:
   MpiControl();
@@ -20,8 +20,11 @@ class MpiControl final : public Control {
   bool broadcast_flag(bool value) override;
   std::vector<double> gather_to_root(std::span<const double> mine) override;
   std::int64_t min(std::int64_t value) override;
+  std::unique_ptr<Control> split(int color) override;
 
  private:
+  explicit MpiControl(MPI_Comm owned);
+
   int rank_ = 0;  // set by dup_world() when comm_ is initialised, so declared first
   int size_ = 1;
   MPI_Comm comm_ = MPI_COMM_NULL;

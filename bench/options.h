@@ -15,7 +15,8 @@ enum class BackendKind : std::uint8_t { Auto, Nccl, Mpi };
 enum class Scope : std::uint8_t { World, Node, Rail };
 
 // How many timed iterations per case: a fixed count, or adaptive (stop when the relative standard
-// error of the mean falls under max_noise, after min_samples and min_time, or at max_time).
+// error of the mean falls under max_noise, after min_samples and min_time, or at max_time, or at
+// max_samples when that is set).
 struct IterPolicy {
   bool adaptive = false;
   int fixed = 20;
@@ -23,6 +24,7 @@ struct IterPolicy {
   double min_time_s = 0.01;
   double max_time_s = 2.0;
   double max_noise = 0.01;
+  int max_samples = 0;  // adaptive only; 0: no count limit
 };
 
 // Test-only faults, so the end-to-end tests can prove that wrong results, hangs and dead ranks

@@ -11,6 +11,7 @@ std::string stop_reason_name(StopReason r) {
     case StopReason::Fixed: return "fixed";
     case StopReason::Converged: return "converged";
     case StopReason::TimeCap: return "time_cap";
+    case StopReason::Count: return "max_samples";
   }
   return "fixed";
 }
@@ -35,13 +36,19 @@ StopDecision decide_stop(const IterPolicy& policy, std::span<const double> sampl
       relative_standard_error(samples) <= policy.max_noise)
     return {true, StopReason::Converged};
   if (elapsed_s >= policy.max_time_s && n >= 2) return {true, StopReason::TimeCap};
+  if (policy.max_samples > 0 && n >= policy.max_samples) return {true, StopReason::Count};
   return {false, StopReason::Converged};
 }
 
-int next_batch(const IterPolicy& policy, int done) {
+int next_batch(const IterPolicy& policy, int done, double elapsed_s) {
   if (!policy.adaptive) return std::max(0, policy.fixed - done);
-  if (done < policy.min_samples) return policy.min_samples - done;
-  return std::clamp(done, 1, 1000);
+  int batch = done < policy.min_samples ? policy.min_samples - done : std::clamp(done, 1, 1000);
+  if (done >= policy.min_samples && done > 0 && elapsed_s > 0) {
+    const double left = (policy.max_time_s - elapsed_s) / (elapsed_s / done);
+    batch = std::clamp(static_cast<int>(std::ceil(left)), 1, batch);
+  }
+  if (policy.max_samples > 0) batch = std::min(batch, std::max(1, policy.max_samples - done));
+  return batch;
 }
 
 }  // namespace collbench

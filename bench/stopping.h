@@ -8,7 +8,7 @@
 
 namespace collbench {
 
-enum class StopReason { Fixed, Converged, TimeCap };
+enum class StopReason { Fixed, Converged, TimeCap, Count };
 std::string stop_reason_name(StopReason r);
 
 // Relative standard error of the mean: stdev / sqrt(n) / mean. Infinite below two samples.
@@ -23,8 +23,8 @@ struct StopDecision {
 StopDecision decide_stop(const IterPolicy& policy, std::span<const double> samples, double elapsed_s);
 
 // How many iterations the next batch runs: the rest of a fixed count, or for the adaptive rule
-// enough to reach min_samples, then batches that double the sample count (capped to keep the
-// time cap meaningful).
-int next_batch(const IterPolicy& policy, int done);
+// enough to reach min_samples, then batches that double the sample count, cut so the batch is
+// expected to end near max_time (from the time per iteration so far) and never past max_samples.
+int next_batch(const IterPolicy& policy, int done, double elapsed_s = 0);
 
 }  // namespace collbench

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdint>
 #include <csignal>
 #include <numeric>
 #include <thread>
@@ -26,7 +27,10 @@ StopReason timed_loop(const RunOptions& opts, const CallShape& call, Backend& ba
                       LocalSamples& samples) {
   double elapsed = 0;
   for (;;) {
-    const int batch = next_batch(opts.iters, samples.empty() ? 0 : static_cast<int>(samples[0].size()));
+    // The batch depends on rank 0's clock, so rank 0's choice is everyone's: ranks running
+    // different counts would wait on each other forever.
+    int batch = next_batch(opts.iters, samples.empty() ? 0 : static_cast<int>(samples[0].size()), elapsed);
+    if (opts.iters.adaptive) batch = static_cast<int>(control.min(control.rank() == 0 ? batch : INT32_MAX));
     if (batch > 0) {
       const std::size_t before = samples.empty() ? 0 : samples[0].size();
       backend.run(call, batch, &samples);

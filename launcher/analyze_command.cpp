@@ -52,6 +52,7 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
   const report::ResultHints hints{cmd.analyze.nodes, cmd.analyze.op};
 
   report::ExternalResults r;
+  std::vector<report::NodeInfo> nodes;  // which host each rank ran on, where the file says
   nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   bool partial = false;
   if (doc.is_discarded()) {  // JSON lines: a journal of a run that did not finish?
@@ -63,6 +64,7 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
     r.format = partial ? "collbench partial journal" : "collbench json";
     r.cases = report::cases_from_json(doc);
     r.span = report::span_from_json(doc);
+    nodes = report::nodes_from_json(doc);
     if (cmd.analyze.nodes > 0) r.span.nodes = cmd.analyze.nodes;
   } else if (doc.is_object() && doc.contains("results")) {
     r = report::from_nccl_tests_json(doc, name, hints);
@@ -78,9 +80,9 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
     v.findings.push_back({"MALFORMED_LINE", Tag::Warn, Priority::P2,
                           fmt::format("{} line {} looks like a measurement but could not be read: '{}'", path, m.line,
                                       m.text),
-                          ""});
+                          "", report::Subject::world()});
   if (!r.cases.empty()) {
-    for (auto& f : report::result_findings(r.cases)) v.findings.push_back(std::move(f));
+    for (auto& f : report::result_findings(r.cases, nodes)) v.findings.push_back(std::move(f));
     if (r.span.nodes == 0)
       v.findings.push_back(report::thresholds_skipped("the node count is unknown; pass --nodes"));
     else
@@ -88,7 +90,10 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
   }
   if (has_nccl_log(text)) {
     const auto facts = report::parse_nccl_log(text);
-    for (auto& f : report::nccl_log_findings({{0, facts}}, report::efa_capable(instance))) v.findings.push_back(f);
+    for (auto& f : report::nccl_log_findings({{0, facts}}, report::efa_capable(instance))) {
+      f.subject.ranks.clear();  // rank 0 stands for the whole file: which rank or host is not known
+      v.findings.push_back(std::move(f));
+    }
   }
   if (r.cases.empty() && !has_nccl_log(text))
     throw UsageError(fmt::format("'{}': no nccl-tests table, collbench result or NCCL log found in it", path));

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "bench/errors.h"
 #include "bench/sizes.h"
 #include "launcher/cli_fabric.h"
@@ -49,6 +51,21 @@ double parse_fraction(const std::string& text, const std::string& option) {
   }
 }
 
+double parse_duration(const std::string& text, const std::string& option) {
+  try {
+    std::size_t used = 0;
+    double v = std::stod(text, &used);
+    const std::string unit = text.substr(used);
+    if (unit == "m") v *= 60;
+    else if (unit == "h") v *= 3600;
+    else if (!unit.empty() && unit != "s") throw std::invalid_argument(text);
+    if (!(v > 0) || !std::isfinite(v)) throw std::invalid_argument(text);
+    return v;
+  } catch (const std::exception&) {
+    throw UsageError(fmt::format("{} '{}': give a duration such as 300, 90s, 5m or 1h (more than 0)", option, text));
+  }
+}
+
 Command parse_command_line(const std::vector<std::string>& args) {
   CLI::App app{"collbench: NCCL / MPI collective bandwidth harness with nccl-tests-compatible output and "
                "HyperPod-style verdicts",
@@ -78,9 +95,16 @@ Command parse_command_line(const std::vector<std::string>& args) {
                    "(each node on its own, then pairwise up to 8 nodes or else the screen, then a confirmation "
                    "round pairing each suspect with a healthy node)")
       ->capture_default_str();
-  hunt->add_option("-b,--bytes", hunt_raw["b"], "Message size of each pair measurement (default 64M)");
+  hunt->add_option("-b,--bytes", hunt_raw["b"],
+                   "Message size of each pair measurement (default: chosen by a short probe of the first round so one "
+                   "iteration of a healthy pair takes about 5 ms, 1M to 64M)");
+  hunt->add_option("--budget", hunt_raw["budget"],
+                   "Wall time for the whole hunt, e.g. 300, 90s, 5m (default: 60 s plus 15 s per planned round, "
+                   "printed with the plan); rounds share it, and what it does not reach is reported as not measured");
   hunt->add_option("--op", hunt_raw["op"], "Collective measured on each pair (default all_reduce)");
-  hunt->add_option("-n,--iters", cmd.run.iters.fixed, "Timed iterations per pair")->capture_default_str();
+  hunt->add_option("-n,--iters", cmd.hunt.iters,
+                   "Most timed iterations per pair and round; a round also ends when its share of the budget is spent")
+      ->capture_default_str();
   hunt->add_option("-w,--warmup_iters", cmd.run.warmup, "Untimed iterations per pair")->capture_default_str();
   hunt->add_option("--backend", hunt_raw["backend"], "auto, nccl or mpi");
   hunt->add_option("--json", cmd.run.json_path,
@@ -154,6 +178,9 @@ Command parse_command_line(const std::vector<std::string>& args) {
     std::map<std::string, std::string> run_raw{{"b", ""}, {"ops", hunt_raw["op"]}, {"backend", hunt_raw["backend"]}};
     finish_run_options(cmd.run, run_raw);
     if (!hunt_raw["b"].empty()) cmd.hunt.bytes = parse_size(hunt_raw["b"], "-b");
+    if (!hunt_raw["budget"].empty()) cmd.hunt.budget_s = parse_duration(hunt_raw["budget"], "--budget");
+    cmd.run.iters.fixed = cmd.hunt.iters;
+    if (cmd.run.iters.fixed < 3) throw UsageError("-n must be at least 3: a pair needs a spread to be judged");
     cmd.run.progress = false;
     cmd.kind = Command::Kind::Hunt;
   } else if (fabric->parsed()) {

@@ -29,8 +29,10 @@ struct CompareOptions {
 };
 
 struct HuntOptions {
-  std::string pattern = "auto";      // auto | pairwise | screen
-  std::uint64_t bytes = 64ull << 20;  // message size of every pair measurement
+  std::string pattern = "auto";  // auto | pairwise | screen
+  std::uint64_t bytes = 0;       // message size of every pair measurement; 0: chosen by a probe
+  double budget_s = 0;           // the whole hunt's wall time; 0: by the schedule (default_hunt_budget_s)
+  int iters = 200;               // most timed iterations per pair and round
 };
 
 // `collbench fabric`: libfabric RDM latency and bandwidth between node pairs.
@@ -74,5 +76,8 @@ Command parse_command_line(const std::vector<std::string>& args);
 
 // "10%" or "0.1" -> 0.1. Throws UsageError naming `option`.
 double parse_fraction(const std::string& text, const std::string& option);
+
+// "300", "90s", "5m", "1.5h" -> seconds (> 0). Throws UsageError naming `option`.
+double parse_duration(const std::string& text, const std::string& option);
 
 }  // namespace collbench

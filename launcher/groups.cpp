@@ -7,6 +7,7 @@
 #include "bench/errors.h"
 #include "reports/case_summary.h"
 #include "reports/group_verdicts.h"
+#include "reports/result_verdicts.h"
 #include "reports/text_table.h"
 
 namespace collbench {
@@ -64,12 +65,14 @@ std::vector<report::CaseResult> results_by_group(const CaseMeasurement& m, const
     const auto& g = layout.groups[gi];
     std::vector<std::vector<double>> samples;
     std::optional<std::int64_t> wrong;
+    std::vector<int> wrong_ranks;  // a process counts for all its GPUs, so each of its ranks is named
     int last_process = -1;
     for (int r : g.ranks) {
       samples.push_back(m.samples_s[static_cast<std::size_t>(r)]);
       const int p = r / per_process;
-      if (p != last_process && static_cast<std::size_t>(p) < m.wrong_by_process.size() && m.wrong_by_process[p])
-        wrong = wrong.value_or(0) + *m.wrong_by_process[p];
+      const bool known = static_cast<std::size_t>(p) < m.wrong_by_process.size() && m.wrong_by_process[p];
+      if (p != last_process && known) wrong = wrong.value_or(0) + *m.wrong_by_process[p];
+      if (known && *m.wrong_by_process[p] > 0) wrong_ranks.push_back(r);
       last_process = p;
     }
     // Node medians only over this group's ranks.
@@ -87,13 +90,15 @@ std::vector<report::CaseResult> results_by_group(const CaseMeasurement& m, const
     raw.busbw_factor = busbw_factor(static_cast<int>(g.ranks.size()));
     report::CaseResult c = report::summarize_case(raw, how, nodes);
     c.group = g;
+    c.wrong_ranks = std::move(wrong_ranks);
     out.push_back(std::move(c));
   }
   return out;
 }
 
 std::vector<report::Finding> group_comparison_findings(const GroupLayout& layout,
-                                                       const std::vector<report::CaseResult>& cases) {
+                                                       const std::vector<report::CaseResult>& cases,
+                                                       const std::vector<report::NodeInfo>& nodes) {
   if (layout.scope == "world") return {};
   const bool rail = layout.scope == "rail";
   // Largest out-of-place size per op, in the order the ops were run.
@@ -109,8 +114,11 @@ std::vector<report::Finding> group_comparison_findings(const GroupLayout& layout
   std::vector<report::Finding> out;
   for (const auto& [op, bytes] : largest) {
     std::vector<report::GroupScore> scores(layout.groups.size());
-    for (std::size_t g = 0; g < layout.groups.size(); ++g)
+    for (std::size_t g = 0; g < layout.groups.size(); ++g) {
       scores[g].label = rail ? fmt::format("local rank {}", g) : layout.labels[g];
+      scores[g].ranks = layout.groups[g].ranks;
+      scores[g].hosts = report::hosts_of_ranks(nodes, layout.groups[g].ranks);
+    }
     for (const auto& c : cases) {
       if (c.op != op || c.bytes != bytes || c.placement != "out_of_place") continue;
       const auto g = static_cast<std::size_t>(c.group.id);

@@ -31,8 +31,10 @@ std::vector<report::CaseResult> results_by_group(const CaseMeasurement& m, const
                                                  const report::WorldInfo& world, report::RankReduce how);
 
 // node|rail scope: the groups judged against each other (reports/group_verdicts.h) on each op's
-// largest out-of-place size, by the busbw of the median iteration. Nothing for world scope.
+// largest out-of-place size, by the busbw of the median iteration. Nothing for world scope. `nodes`
+// (the world's) names the hosts in the findings' subjects.
 std::vector<report::Finding> group_comparison_findings(const GroupLayout& layout,
-                                                       const std::vector<report::CaseResult>& cases);
+                                                       const std::vector<report::CaseResult>& cases,
+                                                       const std::vector<report::NodeInfo>& nodes);
 
 }  // namespace collbench

@@ -30,6 +30,12 @@ namespace {
 
 using report::Finding;
 
+constexpr double kProbeTarget_s = 0.005;  // a healthy pair's iteration: milliseconds, well above launch overheads
+// Below 1 MiB a pair measures latency more than bandwidth, and a bandwidth fault hides in it.
+constexpr std::uint64_t kProbeMinBytes = 1ull << 20;
+constexpr std::uint64_t kProbeMaxBytes = 64ull << 20;
+constexpr double kLongRound_s = 2.0;
+
 // Rank 0's schedule on every process.
 Schedule broadcast_schedule(const Schedule& mine) {
   std::vector<int> flat;
@@ -57,35 +63,35 @@ std::string pairs_text(const std::vector<std::pair<int, int>>& pairs, const std:
   return out;
 }
 
-std::string plan_text(const report::HuntPlan& p, const Schedule& s, bool node_phase, const report::WorldInfo& w,
-                      int per_round_iters) {
-  std::string out = fmt::format("# Hunt: {} nodes, {} ranks, pattern {}: {} at {}, {} iterations per round\n",
-                                w.nodes.size(), w.ranks, p.pattern, p.op, report::size_text(p.bytes), per_round_iters);
+std::string plan_text(const report::HuntPlan& p, const Schedule& s, bool node_phase, const report::WorldInfo& w) {
+  std::string out = fmt::format("# Hunt: {} nodes, {} ranks, pattern {}: {} at {} ({}), up to {} iterations per pair "
+                                "and round\n",
+                                w.nodes.size(), w.ranks, p.pattern, p.op, report::size_text(p.bytes),
+                                p.bytes_probed ? "chosen by the probe: about 5 ms per iteration on the median pair" : "-b",
+                                p.max_iters);
   if (node_phase) out += "#   node phase: every node's own ranks together, all nodes at once\n";
   for (std::size_t r = 0; r < s.size(); ++r)
     out += fmt::format("#   pair round {}: {}\n", r + 1, pairs_text(s[r].pairs, w.nodes));
-  if (p.pattern == "auto") out += "#   then a confirmation round for each suspect, paired with a healthy node\n";
-  out += fmt::format("# Estimated: {} rounds x {} iterations x {:.3g} ms (one world iteration, slowest rank) = about "
-                     "{:.1f} s, plus set-up per round; pairs usually run faster than the world\n",
-                     p.planned_rounds, per_round_iters, p.probe_iteration_s * 1e3, p.estimate_s);
+  out += "#   then a confirmation round for each suspect, paired with a healthy node, and each doubtful link again\n";
+  out += fmt::format("# Budget: {:.0f} s for the whole hunt{}; each round gets a share and ends when it is spent or "
+                     "the iterations are done (one iteration of the median pair takes {:.3g} ms)\n",
+                     p.budget_s, p.budget_s == default_hunt_budget_s(p.planned_rounds) ? " (default: 60 s + 15 s per round)" : "",
+                     p.probe_iteration_s * 1e3);
   return out;
 }
 
-// Suspects for the confirmation round: nodes not judged healthy and the ends of slow or doubtful
-// links; partners: healthy nodes, best first. Then the slow or doubtful links themselves once
-// more, node-disjoint per round, since only the pair itself can confirm a link.
+// The confirmation: each node in doubt (or accused) paired with a healthy node, best first and
+// never another node in doubt; then the slow or doubtful links themselves once more, node-disjoint
+// per round, since only the pair itself can confirm a link.
 Schedule confirmation(const report::Attribution& a) {
-  std::vector<int> suspects, healthy;
-  for (const auto& nv : a.nodes)
-    if (nv.kind != report::NodeVerdict::Kind::Healthy) suspects.push_back(nv.node);
-  for (const auto* links : {&a.slow_links, &a.suspect_links})
-    for (const auto& l : *links) suspects.insert(suspects.end(), {l.a, l.b});
+  std::vector<int> suspects;
   std::vector<const report::NodeVerdict*> good;
-  for (const auto& nv : a.nodes)
-    if (nv.kind == report::NodeVerdict::Kind::Healthy &&
-        std::find(suspects.begin(), suspects.end(), nv.node) == suspects.end())
-      good.push_back(&nv);
+  for (const auto& nv : a.nodes) {
+    if (nv.kind != report::NodeVerdict::Kind::Healthy) suspects.push_back(nv.node);
+    else good.push_back(&nv);
+  }
   std::stable_sort(good.begin(), good.end(), [](const auto* x, const auto* y) { return x->score > y->score; });
+  std::vector<int> healthy;
   for (const auto* nv : good) healthy.push_back(nv->node);
   Schedule out = confirm_schedule(suspects, healthy);
   Schedule links;
@@ -104,11 +110,28 @@ Schedule confirmation(const report::Attribution& a) {
   return out;
 }
 
+// What the budget did not reach; the verdicts stand on the rest.
+Finding budget_finding(const report::HuntRecord& r, const std::vector<std::string>& names) {
+  std::string pairs;
+  for (std::size_t i = 0; i < r.not_measured.size() && i < 8; ++i)
+    pairs += fmt::format("{}{}<->{}", pairs.empty() ? "" : ", ", names[r.not_measured[i].first],
+                         names[r.not_measured[i].second]);
+  if (r.not_measured.size() > 8) pairs += fmt::format(" and {} more", r.not_measured.size() - 8);
+  return {"HUNT_BUDGET_SPENT", report::Tag::Warn, report::Priority::P2,
+          fmt::format("the budget of {:.0f} s ran out before {}{}{}; the verdicts use what was measured; rerun with a "
+                      "larger --budget, or a smaller -b or -n",
+                      r.plan.budget_s, r.node_phase_skipped ? "the node phase" : "",
+                      r.node_phase_skipped && !pairs.empty() ? " and " : "",
+                      pairs.empty() ? "" : "these pairs were measured: " + pairs),
+          report::ref::kStraggler};
+}
+
 }  // namespace
 
 int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
   RunOptions opts = cmd.run;
-  opts.min_bytes = opts.max_bytes = cmd.hunt.bytes;
+  // The largest size the probe may choose, for any check made at set-up.
+  opts.min_bytes = opts.max_bytes = cmd.hunt.bytes > 0 ? cmd.hunt.bytes : kProbeMaxBytes;
   opts.placements = {Placement::OutOfPlace};
   opts.ops = {opts.ops.front()};
   MpiControl control;
@@ -155,12 +178,9 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
   record.header.tool_version = COLLBENCH_VERSION;
   record.header.started_at = now_utc();
   record.header.argv = argv;
-  record.header.sweep = {opts.min_bytes, opts.max_bytes, 2, 0, opts.warmup, std::to_string(opts.iters.fixed),
-                         opts.check_iters};
   record.header.rank_reduce = "mean";
   record.plan.pattern = cmd.hunt.pattern;
   record.plan.op = collective_info(opts.ops.front()).name;
-  record.plan.bytes = cmd.hunt.bytes;
   std::optional<report::Journal> journal;
   if (int code = agree(control, [&] {
         if (rank == 0 && !opts.json_path.empty()) {
@@ -183,60 +203,99 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
     return out;
   }();
 
+  // Rank 0's clock and decisions rule; every rank follows them.
+  const double t0 = MPI_Wtime();
+  auto bcast = [&](double v) {
+    MPI_CHECK(MPI_Bcast(&v, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    return v;
+  };
   const Schedule schedule = schedule_for_pattern(cmd.hunt.pattern, n);
-  record.plan.probe_iteration_s = probe_iteration_s(ctx);
   record.plan.planned_rounds = static_cast<int>(schedule.size()) + (node_phase ? 1 : 0);
+  record.plan.budget_s = cmd.hunt.budget_s > 0 ? cmd.hunt.budget_s : default_hunt_budget_s(record.plan.planned_rounds);
+  record.plan.max_iters = opts.iters.fixed;
+  {
+    // With -b the probe only times the given size.
+    const std::uint64_t lo = cmd.hunt.bytes > 0 ? cmd.hunt.bytes : kProbeMinBytes;
+    const std::uint64_t hi = cmd.hunt.bytes > 0 ? cmd.hunt.bytes : kProbeMaxBytes;
+    const SizeChoice c = choose_size(ctx, schedule.front(), kProbeTarget_s, lo, hi);
+    record.plan.bytes = c.bytes;
+    record.plan.bytes_probed = cmd.hunt.bytes == 0;
+    record.plan.probe_iteration_s = c.iteration_s;
+  }
+  const std::uint64_t bytes = record.plan.bytes;
+  record.header.sweep = {bytes, bytes, 2, 0, opts.warmup, std::to_string(opts.iters.fixed), opts.check_iters};
   const int per_round = opts.warmup + opts.iters.fixed;
   record.plan.estimate_s = record.plan.planned_rounds * per_round * record.plan.probe_iteration_s;
+  // A round this long holds all the samples a verdict needs, however slow its slowest pair.
+  const double long_round_s = std::max(kLongRound_s, 100 * record.plan.probe_iteration_s);
   if (rank == 0) {
-    std::fputs(plan_text(record.plan, schedule, node_phase, world, per_round).c_str(), stdout);
+    std::fputs(plan_text(record.plan, schedule, node_phase, world).c_str(), stdout);
     std::fflush(stdout);
   }
 
   // Times one round on rank 0, then prints and journals it.
   auto timed = [&](const std::string& phase, const std::vector<std::pair<int, int>>& pairs, const auto& body) {
     report::HuntRound round{phase, static_cast<int>(record.rounds.size()), 0, pairs};
-    const double t0 = MPI_Wtime();
+    const double start = MPI_Wtime();
     body(round.index);
-    round.wall_s = MPI_Wtime() - t0;
+    round.wall_s = MPI_Wtime() - start;
     if (rank != 0) return;
     record.rounds.push_back(round);
     std::string line = fmt::format("# round {} ({}): {:.2f} s", round.index, phase, round.wall_s);
     for (const auto& s : record.samples)
       if (s.round == round.index)
-        line += fmt::format("  {}<->{} {:.3g} GB/s", names[s.a], names[s.b], report::median(s.busbw_gbs));
+        line += fmt::format("  {}<->{} {:.3g} GB/s ({})", names[s.a], names[s.b], report::median(s.busbw_gbs),
+                            s.busbw_gbs.size());
     if (phase == "node")
-      for (const auto& g : record.node_phase) line += fmt::format("  {} {:.3g} GB/s", g.label, g.busbw_gbs);
+      for (const auto& g : record.node_phase) line += fmt::format("  {} {:.3g} GB/s ({})", g.label, g.busbw_gbs, g.samples);
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
     if (journal) journal->append_line({{"round", report::to_json(round, record.samples, names)}});
   };
+  // The slice for the next of `rounds_left` rounds, agreed; 0 when the budget cannot fit it.
+  auto next_slice = [&](int rounds_left) {
+    return bcast(rank == 0 ? round_slice_s(record.plan.budget_s - (MPI_Wtime() - t0), rounds_left, long_round_s) : 0);
+  };
   auto pair_rounds = [&](const std::string& phase, const Schedule& s) {
-    for (const Round& r : s)
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const Round& r = s[i];
+      const double slice = next_slice(static_cast<int>(s.size() - i));
+      if (slice <= 0) {
+        for (std::size_t j = i; j < s.size(); ++j)
+          record.not_measured.insert(record.not_measured.end(), s[j].pairs.begin(), s[j].pairs.end());
+        return;
+      }
       timed(phase, r.pairs, [&](int index) {
-        for (auto& sample : run_pair_round(ctx, r, index)) record.samples.push_back(std::move(sample));
+        for (auto& sample : run_pair_round(ctx, r, index, bytes, slice, phase == "confirm"))
+          record.samples.push_back(std::move(sample));
       });
+    }
   };
 
+  // Rounds still ahead, for the share of each: node phase, pair rounds, two for confirmation.
+  const int ahead = record.plan.planned_rounds + 2;
   if (node_phase) {
     // A node's own path is judged on one short measurement: anything not healthy is measured again
     // and must be slow both times to be named.
-    timed("node", {}, [&](int) { record.node_phase = run_node_phase(ctx); });
+    const double slice = next_slice(ahead);
+    if (slice <= 0) record.node_phase_skipped = true;
+    else timed("node", {}, [&](int) { record.node_phase = run_node_phase(ctx, bytes, slice); });
     int again = 0;
-    if (rank == 0) {
+    if (rank == 0 && !record.node_phase.empty()) {
       record.node_judgement = report::judge_groups(record.node_phase);
       for (const auto& g : record.node_judgement.groups) again |= g.kind != report::GroupVerdict::Kind::Healthy;
     }
     MPI_CHECK(MPI_Bcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD));
-    if (again) {
-      timed("node", {}, [&](int) { record.node_phase = run_node_phase(ctx); });
+    const double again_slice = again ? next_slice(ahead) : 0;
+    if (again_slice > 0) {
+      timed("node", {}, [&](int) { record.node_phase = run_node_phase(ctx, bytes, again_slice); });
       if (rank == 0)
         record.node_judgement =
             report::combine_runs(record.node_judgement, report::judge_groups(record.node_phase));
     }
   }
   pair_rounds("pairs", schedule);
-  if (is_auto) {
+  {
     Schedule confirm;
     if (rank == 0) confirm = confirmation(report::attribute(record.samples, n));
     confirm = broadcast_schedule(confirm);
@@ -250,14 +309,21 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
 
   int exit_code = 0;
   if (rank == 0) {
-    const std::string what = fmt::format("{} busbw at {}", record.plan.op, report::size_text(cmd.hunt.bytes));
+    const std::string what = fmt::format("{} busbw at {}", record.plan.op, report::size_text(bytes));
     std::vector<Finding> findings;
     if (!record.node_phase.empty()) {
       std::printf("#\n# Node phase: each node's own %s\n", what.c_str());
       findings = report::group_findings(record.node_phase, record.node_judgement, report::GroupKind::Node, what);
     }
-    const auto attribution = report::attribute(record.samples, n);
-    for (auto& f : report::attribution_findings(attribution, names, "pair " + what)) findings.push_back(std::move(f));
+    report::AttributionOptions rule;
+    rule.require_confirmation = true;
+    const auto attribution = report::attribute(record.samples, n, rule);
+    if (!record.not_measured.empty() || record.node_phase_skipped)
+      findings.push_back(budget_finding(record, names));
+    std::vector<std::vector<int>> ranks;
+    for (const auto& node : world.nodes) ranks.push_back(node.ranks);
+    for (auto& f : report::attribution_findings(attribution, names, "pair " + what, ranks))
+      findings.push_back(std::move(f));
     std::printf("#\n# Pair busbw (GB/s), median of the iterations of each pair\n%s",
                 report::render_matrix(attribution, names).c_str());
     std::fputs(report::render_findings(findings, color).c_str(), stdout);

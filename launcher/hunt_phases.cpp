@@ -3,6 +3,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 
 #include "bench/plan.h"
 #include "bench/sweep.h"
@@ -12,19 +14,36 @@
 namespace collbench {
 namespace {
 
-// Per-iteration busbw of one group: each iteration's time is the mean over the group's ranks.
-std::vector<double> group_busbw(const CaseMeasurement& m, const std::vector<int>& ranks) {
-  std::vector<std::vector<double>> mine;
-  for (int r : ranks) mine.push_back(m.samples_s[static_cast<std::size_t>(r)]);
-  const auto times = report::reduce_across_ranks(mine, report::RankReduce::Mean);
-  const double factor = collective_info(m.row->coll).busbw_factor(static_cast<int>(ranks.size()));
+// Per-iteration busbw of the group's ranks 0..n-1: each iteration's time is their mean.
+std::vector<double> group_busbw(const CaseMeasurement& m) {
+  const auto times = report::reduce_across_ranks(m.samples_s, report::RankReduce::Mean);
+  const double factor = collective_info(m.row->coll).busbw_factor(static_cast<int>(m.samples_s.size()));
   std::vector<double> out;
   for (double t : times) out.push_back(t > 0 ? static_cast<double>(m.row->bytes) / 1e9 / t * factor : 0.0);
   return out;
 }
 
-// Runs the hunt's one case on `group` (this process's share of a split, or the world itself).
-void measure(const HuntContext& ctx, const RunOptions& opts, Backend& group, const CaseSink& sink) {
+RunOptions at_size(const RunOptions& base, std::uint64_t bytes) {
+  RunOptions o = base;
+  o.min_bytes = o.max_bytes = bytes;
+  return o;
+}
+
+// Timed until `slice_s` is spent or iters.fixed samples are in, whichever comes first; at least
+// three, so even a very slow group leaves a spread to judge.
+RunOptions sliced(const RunOptions& base, std::uint64_t bytes, double slice_s) {
+  RunOptions o = at_size(base, bytes);
+  o.iters.adaptive = true;
+  o.iters.max_samples = std::max(3, base.iters.fixed);
+  o.iters.min_samples = std::min(3, o.iters.max_samples);
+  o.iters.min_time_s = 0;
+  o.iters.max_noise = 0;  // never "converged": the count or the slice ends it
+  o.iters.max_time_s = std::max(slice_s, 1e-3);
+  return o;
+}
+
+// Runs the hunt's one case on `group` with `control` (the group's own channel, or the world's).
+void measure(const HuntContext& ctx, const RunOptions& opts, Backend& group, Control& control, const CaseSink& sink) {
   Plan plan;
   try {
     plan = make_plan(opts, group.world_ranks());
@@ -35,70 +54,132 @@ void measure(const HuntContext& ctx, const RunOptions& opts, Backend& group, con
     std::fprintf(stderr, "collbench: error on rank %d: %s\n", ctx.control.rank(), e.what());
     MPI_Abort(MPI_COMM_WORLD, dynamic_cast<const UsageError*>(&e) ? kExitUsage : kExitCouldNotRun);
   }
-  run_sweep(plan, opts, group, ctx.control, ctx.watchdog, sink);
-}
-
-std::vector<int> ranks_of(const report::WorldInfo& info, int a, int b) {
-  std::vector<int> ranks = info.nodes[a].ranks;
-  ranks.insert(ranks.end(), info.nodes[b].ranks.begin(), info.nodes[b].ranks.end());
-  std::sort(ranks.begin(), ranks.end());
-  return ranks;
+  run_sweep(plan, opts, group, control, ctx.watchdog, sink);
 }
 
 // A split and a teardown wait on every peer like a case does, so they are bounded the same way.
-std::unique_ptr<Backend> watched_split(const HuntContext& ctx, int color) {
+struct Group {
+  std::unique_ptr<Backend> backend;
+  std::unique_ptr<Control> control;
+};
+
+Group watched_split(const HuntContext& ctx, int color) {
   ctx.watchdog.arm("communicator split", ctx.opts.timeout_s);
-  std::unique_ptr<Backend> group = ctx.world.split(color);
+  Group g{ctx.world.split(color), ctx.control.split(color)};
   ctx.watchdog.disarm();
-  return group;
+  return g;
 }
 
-void watched_release(const HuntContext& ctx, std::unique_ptr<Backend>& group) {
+void watched_release(const HuntContext& ctx, Group& g) {
   ctx.watchdog.arm("communicator teardown", ctx.opts.timeout_s);
-  group.reset();
+  g.backend.reset();
+  g.control.reset();
   ctx.watchdog.disarm();
+}
+
+// Each group measures with its own channel, so each stops on its own; the group's first process
+// then holds its per-iteration busbw, and world rank 0 collects them by color. Groups have
+// different sample counts, so every process sends a block of the longest length.
+std::vector<std::vector<double>> measure_groups(const HuntContext& ctx, int color, int colors, const RunOptions& opts) {
+  Group g = watched_split(ctx, color);
+  std::vector<double> mine;
+  bool reports = false;
+  measure(ctx, opts, *g.backend, *g.control, [&](const CaseMeasurement& m) {
+    mine = group_busbw(m);
+    reports = true;
+  });
+  watched_release(ctx, g);
+  const std::int64_t longest = -ctx.control.min(-static_cast<std::int64_t>(mine.size()));
+  std::vector<double> block(static_cast<std::size_t>(longest) + 2, 0.0);
+  block[0] = reports ? color : -1;
+  block[1] = static_cast<double>(mine.size());
+  std::copy(mine.begin(), mine.end(), block.begin() + 2);
+  const std::vector<double> all = ctx.control.gather_to_root(block);
+  std::vector<std::vector<double>> out(static_cast<std::size_t>(colors));
+  for (std::size_t at = 0; at + block.size() <= all.size(); at += block.size()) {
+    const int c = static_cast<int>(all[at]);
+    if (c < 0 || c >= colors) continue;
+    const auto n = static_cast<std::ptrdiff_t>(all[at + 1]);
+    out[static_cast<std::size_t>(c)].assign(all.begin() + static_cast<std::ptrdiff_t>(at) + 2,
+                                            all.begin() + static_cast<std::ptrdiff_t>(at) + 2 + n);
+  }
+  return out;
 }
 
 }  // namespace
 
-double probe_iteration_s(const HuntContext& ctx) {
-  RunOptions probe = ctx.opts;
-  probe.warmup = 1;
-  probe.iters = IterPolicy{};
-  probe.iters.fixed = 3;
-  probe.check_iters = 0;
-  double slowest = 0;
-  measure(ctx, probe, ctx.world, [&](const CaseMeasurement& m) {
-    for (const auto& s : m.samples_s)
-      if (!s.empty()) slowest = std::max(slowest, report::median(s));
-  });
-  return slowest;
+double default_hunt_budget_s(int planned_rounds) { return 60.0 + 15.0 * (planned_rounds + 2); }
+
+double round_slice_s(double left_s, int rounds_left, double long_round_s) {
+  if (rounds_left <= 0) return 0;
+  const double share = left_s / rounds_left;
+  if (share < 0.5) return 0;  // not even the set-up of a round
+  return std::min(share * 2 / 3, long_round_s);
 }
 
-std::vector<report::GroupScore> run_node_phase(const HuntContext& ctx) {
-  std::unique_ptr<Backend> node = watched_split(ctx, ctx.my_node);
-  std::vector<report::GroupScore> out;
-  measure(ctx, ctx.opts, *node, [&](const CaseMeasurement& m) {
-    for (const auto& n : ctx.info.nodes) {
-      const auto bw = group_busbw(m, n.ranks);
-      out.push_back({n.name, report::median(bw), bw.size(), report::scaled_mad(bw)});
+SizeChoice choose_size(const HuntContext& ctx, const Round& probe_round, double target_s, std::uint64_t min_bytes,
+                       std::uint64_t max_bytes) {
+  RunOptions few = ctx.opts;
+  few.warmup = 1;
+  few.iters.fixed = 3;
+  few.check_iters = 0;
+  const HuntContext probe{few, ctx.world, ctx.control, ctx.watchdog, ctx.info, ctx.my_node};
+  // Ranks in a pair, for the busbw factor: two nodes' worth (nodes alike, or near enough to size by).
+  const int pair_ranks = ctx.control.rank() == 0 && !ctx.info.nodes.empty()
+                             ? 2 * std::max<int>(1, static_cast<int>(ctx.info.ranks / ctx.info.nodes.size()))
+                             : 2;
+  const double factor = collective_info(ctx.opts.ops.front()).busbw_factor(pair_ranks);
+  SizeChoice c;
+  c.bytes = std::clamp<std::uint64_t>(1ull << 20, min_bytes, max_bytes);
+  for (;;) {
+    double t = 0;
+    if (ctx.control.rank() == 0) {
+      std::vector<double> times;
+      for (const auto& s : run_pair_round(probe, probe_round, -1, c.bytes, 10.0, false))
+        if (!s.busbw_gbs.empty() && report::median(s.busbw_gbs) > 0)
+          times.push_back(static_cast<double>(c.bytes) * factor / (report::median(s.busbw_gbs) * 1e9));
+      t = times.empty() ? 0 : report::median(times);
+    } else {
+      run_pair_round(probe, probe_round, -1, c.bytes, 10.0, false);
     }
-  });
-  watched_release(ctx, node);
+    const std::int64_t us = ctx.control.min(ctx.control.rank() == 0 ? static_cast<std::int64_t>(std::ceil(t * 1e6)) : INT64_MAX);
+    c.iteration_s = static_cast<double>(us) * 1e-6;
+    ++c.probes;
+    // Time grows about linearly with size above the latency floor; aim at the target, in powers of two.
+    const double want = c.iteration_s > 0 ? static_cast<double>(c.bytes) * target_s / c.iteration_s : 1e18;
+    std::uint64_t next = min_bytes;
+    while (next < max_bytes && static_cast<double>(next) * 2 <= want) next *= 2;
+    next = std::clamp(next, min_bytes, max_bytes);
+    // Within a factor of 2 of the target, or no further to go, or probed enough: keep what was measured.
+    const bool close = c.iteration_s >= target_s / 2 && c.iteration_s <= target_s * 2;
+    if (next == c.bytes || close || c.probes >= 3) return c;
+    c.bytes = next;
+  }
+}
+
+std::vector<report::GroupScore> run_node_phase(const HuntContext& ctx, std::uint64_t bytes, double slice_s) {
+  const int nodes = static_cast<int>(ctx.control.min(ctx.control.rank() == 0 ? ctx.info.nodes.size() : INT64_MAX));
+  const auto bw = measure_groups(ctx, ctx.my_node, nodes, sliced(ctx.opts, bytes, slice_s));
+  std::vector<report::GroupScore> out;
+  if (ctx.control.rank() != 0) return out;
+  for (std::size_t i = 0; i < ctx.info.nodes.size(); ++i)
+    out.push_back({ctx.info.nodes[i].name, report::median(bw[i]), bw[i].size(), report::scaled_mad(bw[i]),
+                   ctx.info.nodes[i].ranks});
   return out;
 }
 
-std::vector<report::PairSample> run_pair_round(const HuntContext& ctx, const Round& round, int index) {
+std::vector<report::PairSample> run_pair_round(const HuntContext& ctx, const Round& round, int index,
+                                               std::uint64_t bytes, double slice_s, bool confirmation) {
   // A node in no pair of this round gets a group of its own, measured but not reported.
-  int color = static_cast<int>(round.pairs.size()) + ctx.my_node;
-  for (std::size_t p = 0; p < round.pairs.size(); ++p)
-    if (round.pairs[p].first == ctx.my_node || round.pairs[p].second == ctx.my_node) color = static_cast<int>(p);
-  std::unique_ptr<Backend> pair = watched_split(ctx, color);
+  const int pairs = static_cast<int>(round.pairs.size());
+  int color = pairs + ctx.my_node;
+  for (int p = 0; p < pairs; ++p)
+    if (round.pairs[p].first == ctx.my_node || round.pairs[p].second == ctx.my_node) color = p;
+  const auto bw = measure_groups(ctx, color, pairs, sliced(ctx.opts, bytes, slice_s));
   std::vector<report::PairSample> out;
-  measure(ctx, ctx.opts, *pair, [&](const CaseMeasurement& m) {
-    for (const auto& [a, b] : round.pairs) out.push_back({a, b, index, group_busbw(m, ranks_of(ctx.info, a, b))});
-  });
-  watched_release(ctx, pair);
+  if (ctx.control.rank() != 0) return out;
+  for (int p = 0; p < pairs; ++p)
+    out.push_back({round.pairs[p].first, round.pairs[p].second, index, bw[static_cast<std::size_t>(p)], confirmation});
   return out;
 }
 

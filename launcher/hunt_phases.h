@@ -1,7 +1,8 @@
-// The hunt's measurements: a world probe for the time estimate, every node's own collective at
+// The hunt's measurements: a probe that sizes the message, every node's own collective at
 // once, and rounds of node pairs. Collective over all processes; results on rank 0.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "bench/backend.h"
@@ -16,7 +17,7 @@
 namespace collbench {
 
 struct HuntContext {
-  const RunOptions& opts;  // one op, one size, out of place
+  const RunOptions& opts;  // one op, out of place; iters.fixed is the most iterations a group runs
   Backend& world;
   Control& control;
   Watchdog& watchdog;
@@ -24,14 +25,36 @@ struct HuntContext {
   int my_node = 0;
 };
 
-// Seconds of one world iteration at the hunt's size, slowest rank's median of a few (rank 0).
-double probe_iteration_s(const HuntContext& ctx);
+// The default --budget: 60 s plus 15 s per planned round (node phase and pair rounds) and for two
+// confirmation rounds, so it grows with the schedule: about 2.5 minutes up to 8 nodes.
+double default_hunt_budget_s(int planned_rounds);
 
-// Every node's ranks run the op together, all nodes at once; one score per node (rank 0).
-std::vector<report::GroupScore> run_node_phase(const HuntContext& ctx);
+// How long one round may time its iterations: an even share of what is left of the budget over
+// the rounds still to run, less a third for set-up, warm-up and gathering, and no more than
+// `long_round_s` (a round that long has all the samples a verdict needs). Zero or less: the
+// budget cannot fit another round.
+double round_slice_s(double left_s, int rounds_left, double long_round_s);
 
-// One round: each pair's two nodes run the op together, all pairs at once; nodes in no pair run
-// alone and are not reported. Samples tagged with `index` (rank 0).
-std::vector<report::PairSample> run_pair_round(const HuntContext& ctx, const Round& round, int index);
+// The message size at which a healthy pair's iteration takes about `target_s`: the first pair
+// round timed for a few iterations, from 1 MiB, scaling by the median pair's time, a power of two
+// within [min_bytes, max_bytes] (every rank). The median pair, not the world: the world runs at its
+// slowest node's pace, which would shrink the message until healthy pairs measure only latency.
+struct SizeChoice {
+  std::uint64_t bytes = 0;
+  double iteration_s = 0;  // the median pair's iteration at `bytes`
+  int probes = 0;
+};
+SizeChoice choose_size(const HuntContext& ctx, const Round& probe_round, double target_s, std::uint64_t min_bytes,
+                       std::uint64_t max_bytes);
+
+// Every node's ranks run the op together, all nodes at once, each node timing for up to `slice_s`;
+// one score per node (rank 0).
+std::vector<report::GroupScore> run_node_phase(const HuntContext& ctx, std::uint64_t bytes, double slice_s);
+
+// One round: each pair's two nodes run the op together, all pairs at once, each pair timing until
+// it has iters.fixed samples or `slice_s` is spent (a slow pair stops with few, a fast one with
+// many); nodes in no pair run alone and are not reported. Samples tagged with `index` (rank 0).
+std::vector<report::PairSample> run_pair_round(const HuntContext& ctx, const Round& round, int index,
+                                               std::uint64_t bytes, double slice_s, bool confirmation);
 
 }  // namespace collbench

@@ -83,8 +83,11 @@ std::vector<Finding> scope_threshold_findings(const VerdictOptions& v, const std
   if (layout.scope == "rail")
     return {report::thresholds_skipped("rail groups are judged against each other, not against thresholds")};
   if (layout.scope == "world") {
-    report::RunSpan span{static_cast<int>(world.nodes.size()), world.ranks, {}};
-    for (const auto& n : world.nodes) span.hosts.push_back(n.name);
+    report::RunSpan span{static_cast<int>(world.nodes.size()), world.ranks, {}, {}};
+    for (const auto& n : world.nodes) {
+      span.hosts.push_back(n.name);
+      span.rank_ids.insert(span.rank_ids.end(), n.ranks.begin(), n.ranks.end());
+    }
     return threshold_findings(v, instance_type, t, cases, span);
   }
   std::vector<Finding> out;
@@ -93,7 +96,8 @@ std::vector<Finding> scope_threshold_findings(const VerdictOptions& v, const std
     for (const auto& c : cases)
       if (c.group.id == static_cast<int>(g)) mine.push_back(c);
     for (auto& c : mine) c.group.scope = "world";  // one node's collective is that node's whole world
-    const report::RunSpan span{1, static_cast<int>(layout.groups[g].ranks.size()), {layout.labels[g]}};
+    const report::RunSpan span{1, static_cast<int>(layout.groups[g].ranks.size()), {layout.labels[g]},
+                               layout.groups[g].ranks};
     for (auto& f : threshold_findings(v, instance_type, t, mine, span)) out.push_back(std::move(f));
   }
   return out;
@@ -112,10 +116,10 @@ std::vector<Finding> run_findings(const Command& cmd, const Record& record, cons
   ctx.backend = world.backend;
   ctx.gpus_per_process = world.gpus_per_process;
   std::vector<Finding> findings = report::audit_environment(envs, ctx);
-  for (auto& f : result_findings(record.cases)) findings.push_back(std::move(f));
+  for (auto& f : result_findings(record.cases, world.nodes)) findings.push_back(std::move(f));
   for (auto& f : scope_threshold_findings(cmd.verdict, instance_type, thresholds, record.cases, world, layout))
     findings.push_back(std::move(f));
-  for (auto& f : group_comparison_findings(layout, record.cases)) findings.push_back(std::move(f));
+  for (auto& f : group_comparison_findings(layout, record.cases, world.nodes)) findings.push_back(std::move(f));
   if (!cmd.baseline.empty()) {
     const nlohmann::json current = report::run_document(record.header, record.cases, {}, {});
     const auto comparison = report::compare_runs(read_run_json(cmd.baseline), current, cmd.tolerance);
@@ -149,10 +153,12 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
       std::fflush(stderr);
       _exit(kExitCouldNotRun);
     }
+    // Rank 0 writes this one whether it stalled or waited for a rank that did; each rank names its
+    // own phase on stderr, so the document blames no rank.
     Finding hang{"COLLECTIVE_HANG", Tag::Fail, Priority::P0,
                  fmt::format("rank {} (host {}): {} did not finish within --timeout {:g} s", rank, this_host(), what,
                              limit),
-                 report::ref::kTimeoutHang};
+                 report::ref::kTimeoutHang, report::Subject::world()};
     std::fprintf(stderr, "%s\n", report::render_finding(hang, false).c_str());
     if (rank == 0) {
       std::lock_guard lock(record.mutex);
@@ -288,7 +294,7 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
       findings = run_findings(cmd, record, instance_type, envs, layout);
     } catch (const std::exception& e) {  // a thresholds file or baseline broken since the start
       print_error(e.what(), rank);
-      findings = result_findings(record.cases);
+      findings = result_findings(record.cases, record.header.world.nodes);
     }
     std::fputs(report::render_findings(findings, color).c_str(), stdout);
     std::fputs(report::render_summary(findings, color).c_str(), stdout);

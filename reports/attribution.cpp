@@ -8,9 +8,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
-#include "reports/references.h"
 #include "reports/stats.h"
 
 namespace collbench::report {
@@ -22,7 +20,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // pairs disagree (a slow link, or noise), and the node is not accused.
 constexpr double kMaxNormalShare = 0.25;
 constexpr std::size_t kWorstPartners = 3;
-constexpr std::size_t kListedInconclusive = 5;
+// Below this many reference pairs their medians' spread says little, so the spread of their
+// iterations stands in when it is wider.
+constexpr std::size_t kFewPairs = 5;
 
 struct Pair {
   int a = 0, b = 0;
@@ -31,20 +31,26 @@ struct Pair {
   double noise = 0;  // scaled MAD of its samples
 };
 
-// Samples pooled per unordered pair over the rounds kept; adj[v] = (partner, index into pairs).
+// Samples pooled per unordered pair; adj[v] = (partner, index into pairs).
 struct Pooled {
   std::vector<Pair> pairs;
   std::vector<std::vector<std::pair<int, int>>> adj;
+  const Pair* find(int a, int b) const {
+    for (const auto& [u, i] : adj[a])
+      if (u == b) return &pairs[i];
+    return nullptr;
+  }
 };
 
 std::pair<int, int> key(const PairSample& s) { return s.a < s.b ? std::pair{s.a, s.b} : std::pair{s.b, s.a}; }
 
-Pooled pool(const std::vector<PairSample>& samples, int n, const std::set<int>& skip_rounds) {
+template <class Keep>
+Pooled pool(const std::vector<PairSample>& samples, int n, Keep keep) {
   // (pair key, sample index), sorted: keys inline keep the sort cache-friendly at 10^6 samples.
   std::vector<std::pair<std::pair<int, int>, std::size_t>> idx;
   idx.reserve(samples.size());
   for (std::size_t i = 0; i < samples.size(); ++i)
-    if (!samples[i].busbw_gbs.empty() && !skip_rounds.count(samples[i].round)) idx.push_back({key(samples[i]), i});
+    if (!samples[i].busbw_gbs.empty() && keep(samples[i])) idx.push_back({key(samples[i]), i});
   std::sort(idx.begin(), idx.end());
   Pooled out;
   out.adj.resize(n);
@@ -64,71 +70,101 @@ Pooled pool(const std::vector<PairSample>& samples, int n, const std::set<int>& 
   return out;
 }
 
-double node_score(const Pooled& p, int v, const std::vector<char>& straggler, std::vector<double>& buf) {
-  buf.clear();
-  for (const auto& [u, i] : p.adj[v])
-    if (!straggler[u]) buf.push_back(p.pairs[i].median);
-  return buf.empty() ? kNaN : median(buf);
+// The typical spread of one iteration relative to its pair's level: the scaled median of every
+// sample's distance from its pair's median, over all pairs together. One pair's few samples can
+// bunch by chance; pooled, they rarely do. Zero distances (a median sample itself) are left out,
+// or with five samples a pair the estimate would lean low by a fifth.
+double relative_noise(const std::vector<PairSample>& samples, const Pooled& p) {
+  std::vector<double> rel;
+  for (const auto& s : samples) {
+    if (s.confirmation) continue;
+    const Pair* q = p.find(s.a, s.b);
+    if (!q || q->median <= 0) continue;
+    for (double x : s.busbw_gbs)
+      if (x != q->median) rel.push_back(std::abs(x - q->median) / q->median);
+  }
+  return rel.empty() ? 0 : 1.4826 * median(rel);
+}
+
+// The yardstick from a set of pairs: their median, and a spread that is at least the standard
+// error of one pair's median (from the iterations' typical spread), and with few pairs at least
+// that spread itself, since three pairs can agree by chance and hide how far healthy pairs differ.
+Bound reference(const Pooled& p, const std::vector<int>& pair_idx, double rel_noise, const OutlierRule& rule) {
+  std::vector<double> meds, counts;
+  for (int i : pair_idx) {
+    meds.push_back(p.pairs[i].median);
+    counts.push_back(static_cast<double>(p.pairs[i].samples));
+  }
+  Bound b = make_bound(meds, rule);
+  if (b.ref > 0) {
+    const double iteration = rel_noise * b.ref;
+    const double se = 1.2533 * iteration / std::sqrt(std::max(1.0, median(counts)));
+    b.mad = std::max(b.mad, meds.size() < kFewPairs ? iteration : se);
+    b.floored = std::min(std::max(b.mad, rule.min_mad_frac * b.ref), rule.max_excused * b.ref / rule.mad_k);
+  }
+  return b;
 }
 
 struct NodePass {
   std::vector<NodeVerdict> nodes;
-  Bound bound;
-  std::vector<char> disagree;  // inconclusive only because its pairs disagree
+  std::vector<Bound> bound;    // each node's leave-one-out yardstick
+  std::vector<char> disagree;  // in doubt only because its pairs disagree
 };
 
-// Peels stragglers off worst first: each one found is left out of its partners' scores, so a
-// healthy node that only met a straggler (few partners, as in a screen) is not dragged down with it.
-NodePass judge_nodes(const Pooled& p, int n, const AttributionOptions& o) {
+// Judges every node against the pairs that do not touch it or a straggler found before it.
+NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const AttributionOptions& o) {
   NodePass out;
   out.nodes.resize(n);
+  out.bound.resize(n);
   out.disagree.assign(n, 0);
-  std::vector<char> straggler(n, 0), decided(n, 0);
-  std::vector<double> score(n), buf;
-  for (int v = 0; v < n; ++v) score[v] = node_score(p, v, straggler, buf);
-  std::vector<double> measured;
-  for (double s : score)
-    if (!std::isnan(s)) measured.push_back(s);
-  out.bound = make_bound(measured, o);
-  const Bound& bound = out.bound;
-
-  for (;;) {
-    int v = -1;
-    for (int u = 0; u < n; ++u)
-      if (!decided[u] && !std::isnan(score[u]) && bound.slow(score[u]) && (v < 0 || score[u] < score[v])) v = u;
-    if (v < 0) break;
-    decided[v] = 1;
-    NodeVerdict& nv = out.nodes[v];
-    nv.score = score[v];
-    std::size_t live = 0, normal = 0;
+  std::vector<char> straggler(n, 0);
+  struct Look {
+    Bound bound;
+    double score = kNaN;  // median of its pairs over the reference
+    std::size_t live = 0, slow = 0;
     int thin = -1, slow_with = -1, normal_with = -1;
+  };
+  auto look = [&](int v) {
+    Look l;
+    std::vector<int> ref_pairs;
+    for (std::size_t i = 0; i < p.pairs.size(); ++i) {
+      const Pair& q = p.pairs[i];
+      if (q.a != v && q.b != v && !straggler[q.a] && !straggler[q.b]) ref_pairs.push_back(static_cast<int>(i));
+    }
+    l.bound = reference(p, ref_pairs, rel_noise, o);
+    std::vector<double> mine;
     for (const auto& [u, i] : p.adj[v]) {
       if (straggler[u]) continue;
       const Pair& q = p.pairs[i];
-      ++live;
-      if (q.samples < static_cast<std::size_t>(o.min_samples_per_pair) && thin < 0) thin = i;
-      if (bound.slow(q.median)) {
-        if (slow_with < 0) slow_with = u;
-      } else {
-        ++normal;
-        if (normal_with < 0) normal_with = u;
+      ++l.live;
+      mine.push_back(q.median);
+      if (q.samples < static_cast<std::size_t>(o.min_samples_per_pair) && l.thin < 0) l.thin = i;
+      if (l.bound.slow(q.median)) {
+        ++l.slow;
+        if (l.slow_with < 0) l.slow_with = u;
+      } else if (l.normal_with < 0) {
+        l.normal_with = u;
       }
     }
-    if (thin >= 0) {
-      const Pair& q = p.pairs[thin];
-      nv.kind = NodeVerdict::Kind::Inconclusive;
-      nv.reason = fmt::format("only {} samples with n{} (need {})", q.samples, q.a == v ? q.b : q.a,
-                              o.min_samples_per_pair);
-    } else if (static_cast<double>(normal) > kMaxNormalShare * static_cast<double>(live)) {
-      nv.kind = NodeVerdict::Kind::Inconclusive;
-      nv.reason = fmt::format("its pairs disagree: slow with n{} but normal with n{}", slow_with, normal_with);
-      out.disagree[v] = 1;
-    } else {
-      nv.kind = NodeVerdict::Kind::Straggler;
-      straggler[v] = 1;
-      for (int u = 0; u < n; ++u)
-        if (!straggler[u]) score[u] = node_score(p, u, straggler, buf);
+    if (l.bound.ref > 0 && !mine.empty()) l.score = median(mine) / l.bound.ref;
+    return l;
+  };
+
+  std::vector<char> decided(n, 0);
+  for (;;) {
+    int worst = -1;
+    Look worst_look;
+    for (int v = 0; v < n; ++v) {
+      if (decided[v]) continue;
+      Look l = look(v);
+      const bool all_but_few = l.slow > 0 && static_cast<double>(l.live - l.slow) <= kMaxNormalShare * static_cast<double>(l.live);
+      if (all_but_few && l.thin < 0 && (worst < 0 || l.score < worst_look.score)) worst = v, worst_look = l;
     }
+    if (worst < 0) break;
+    decided[worst] = 1;
+    straggler[worst] = 1;
+    out.nodes[worst].kind = NodeVerdict::Kind::Straggler;
+    out.bound[worst] = worst_look.bound;
   }
 
   for (int v = 0; v < n; ++v) {
@@ -141,41 +177,132 @@ NodePass judge_nodes(const Pooled& p, int n, const AttributionOptions& o) {
                       [](const auto& x, const auto& y) { return x.second < y.second; });
     partners.resize(keep);
     nv.worst_partners = std::move(partners);
-    if (nv.kind == NodeVerdict::Kind::Straggler) {
-      nv.drop = bound.drop(nv.score);
-      continue;
-    }
+    if (nv.kind == NodeVerdict::Kind::Straggler) continue;
+    const Look l = look(v);
+    out.bound[v] = l.bound;
     if (p.adj[v].empty()) {
-      nv.score = kNaN;
       nv.kind = NodeVerdict::Kind::Inconclusive;
       nv.reason = "no pair measured";
-    } else if (std::isnan(score[v])) {
-      std::vector<char> none(n, 0);
-      nv.score = node_score(p, v, none, buf);
+    } else if (l.live == 0) {
       nv.kind = NodeVerdict::Kind::Inconclusive;
       nv.reason = "measured only with stragglers; confirm it against a healthy node";
-    } else {
-      nv.score = score[v];
-      // Still slow once stragglers are left out: keep the doubt; else the straggler explained it.
-      if (!bound.slow(nv.score)) {
-        nv.kind = NodeVerdict::Kind::Healthy;
-        nv.reason.clear();
+    } else if (l.bound.ref <= 0) {
+      // Its pairs are all the yardstick left (three nodes, one a straggler): healthy, relatively;
+      // with two nodes there is nothing at all to hold the one pair against.
+      if (p.pairs.size() == 1) {
+        nv.kind = NodeVerdict::Kind::Inconclusive;
+        nv.reason = "one pair only: nothing to hold it against";
       }
+    } else if (!l.bound.slow(l.score * l.bound.ref)) {
+      // Its typical pair is normal: a slow pair of it is a question for the link rule.
+    } else if (l.thin >= 0) {
+      const Pair& q = p.pairs[l.thin];
+      nv.kind = NodeVerdict::Kind::Inconclusive;
+      nv.reason = fmt::format("only {} samples with n{} (need {})", q.samples, q.a == v ? q.b : q.a,
+                              o.min_samples_per_pair);
+    } else {
+      nv.kind = NodeVerdict::Kind::Inconclusive;
+      nv.reason = fmt::format("its pairs disagree: slow with n{} but normal with n{}", l.slow_with, l.normal_with);
+      out.disagree[v] = 1;
     }
-    nv.drop = bound.drop(nv.score);
+  }
+  // Scores for the report: a node's pairs with non-stragglers, against the median node.
+  std::vector<double> buf, scores;
+  for (int v = 0; v < n; ++v) {
+    buf.clear();
+    for (const auto& [u, i] : p.adj[v])
+      if (!straggler[u] || straggler[v]) buf.push_back(p.pairs[i].median);
+    out.nodes[v].score = buf.empty() ? kNaN : median(buf);
+    out.nodes[v].reference = out.bound[v].ref;
+    if (!straggler[v] && !std::isnan(out.nodes[v].score)) scores.push_back(out.nodes[v].score);
+  }
+  const double cluster = scores.empty() ? 0 : median(scores);
+  for (int v = 0; v < n; ++v) {
+    NodeVerdict& nv = out.nodes[v];
+    nv.drop = straggler[v] ? out.bound[v].drop(nv.score) : (cluster > 0 ? 1 - nv.score / cluster : kNaN);
   }
   return out;
 }
 
-std::string host(const std::vector<std::string>& names, int v) {
-  return static_cast<std::size_t>(v) < names.size() && !names[v].empty() ? names[v] : fmt::format("n{}", v);
+// Rounds where most pairs are slow, pairs of implicated nodes left out: a fabric event rather
+// than a node's fault. Needs two slow pairs, since one slow pair is a node's or a link's.
+std::vector<int> fabric_wide(const std::vector<PairSample>& samples, const NodePass& pass,
+                             const AttributionOptions& opt) {
+  std::vector<std::size_t> kept;
+  std::vector<double> meds;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const auto& s = samples[i];
+    if (s.busbw_gbs.empty() || s.confirmation || pass.nodes[s.a].kind != NodeVerdict::Kind::Healthy ||
+        pass.nodes[s.b].kind != NodeVerdict::Kind::Healthy)
+      continue;
+    kept.push_back(i);
+    meds.push_back(median(s.busbw_gbs));
+  }
+  const Bound rb = make_bound(meds, opt);
+  std::map<int, std::pair<int, int>> per_round;  // round -> (pairs, slow pairs)
+  for (std::size_t j = 0; j < kept.size(); ++j) {
+    auto& [count, slow] = per_round[samples[kept[j]].round];
+    ++count;
+    if (rb.slow(meds[j])) ++slow;
+  }
+  std::vector<int> out;
+  for (const auto& [round, cs] : per_round)
+    if (cs.second >= 2 && cs.second >= opt.fabric_wide_frac * cs.first) out.push_back(round);
+  return out;
 }
 
-std::string partner_list(const NodeVerdict& nv, const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& [u, bw] : nv.worst_partners)
-    out += fmt::format("{}{} {:.3g} GB/s", out.empty() ? "" : ", ", host(names, u), bw);
-  return out;
+// The confirmation: a straggler must be slow again against every healthy partner it was
+// re-measured with, a suspect is cleared when none of those is slow, a slow link must be slow
+// again on its own; what was not re-measured stays in doubt.
+void confirm(Attribution& out, const Pooled& conf, const std::vector<Bound>& node_bound, const Bound& link_bound,
+             double rel_noise, const OutlierRule& rule) {
+  // Slow by the bound, and beyond the standard error of the confirmation's own median (it may
+  // have fewer samples than the pairs the bound was drawn from), or far below however noisy.
+  auto slower = [&](const Bound& b, const Pair& q) {
+    const double se = 1.2533 * rel_noise * b.ref / std::sqrt(static_cast<double>(std::max<std::size_t>(q.samples, 1)));
+    return b.slow(q.median) && b.ref - q.median > std::min(rule.mad_k * se, rule.max_excused * b.ref);
+  };
+  for (auto& nv : out.nodes) {
+    if (nv.kind == NodeVerdict::Kind::Healthy) continue;
+    std::size_t slow = 0, normal = 0;
+    int normal_with = -1;
+    for (const auto& [u, i] : conf.adj[nv.node]) {
+      if (out.nodes[u].kind != NodeVerdict::Kind::Healthy) continue;
+      if (slower(node_bound[nv.node], conf.pairs[i])) {
+        ++slow;
+      } else {
+        ++normal;
+        normal_with = u;
+      }
+    }
+    if (nv.kind == NodeVerdict::Kind::Straggler) {
+      if (slow > 0 && normal == 0) {
+        nv.reason = fmt::format("slow again against {} healthy partner(s) in the confirmation", slow);
+      } else {
+        nv.kind = NodeVerdict::Kind::Inconclusive;
+        nv.reason = slow + normal == 0
+                        ? "slow with its partners, not confirmed: no confirmation round measured it"
+                        : fmt::format("slow with its partners, but normal with n{} in the confirmation", normal_with);
+      }
+    } else if (normal > 0 && slow == 0) {
+      nv.kind = NodeVerdict::Kind::Healthy;
+      nv.reason.clear();
+    }
+  }
+  std::vector<LinkVerdict> kept;
+  for (const auto& l : out.slow_links) {
+    const Pair* again = conf.find(l.a, l.b);
+    if (again && slower(link_bound, *again)) {
+      kept.push_back(l);
+    } else if (!again) {
+      out.suspect_links.push_back(l);
+    }
+  }
+  out.slow_links = std::move(kept);
+  std::erase_if(out.suspect_links, [&](const LinkVerdict& l) {
+    const Pair* again = conf.find(l.a, l.b);
+    return again && !slower(link_bound, *again);
+  });
 }
 
 }  // namespace
@@ -187,234 +314,95 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
       throw std::invalid_argument(fmt::format("attribute: bad pair ({}, {}) for {} nodes", s.a, s.b, nodes));
 
   Attribution out;
-  const Pooled all = pool(samples, nodes, {});
+  const Pooled all = pool(samples, nodes, [](const PairSample&) { return true; });
   out.matrix.assign(nodes, std::vector<double>(nodes, kNaN));
   for (const auto& q : all.pairs) out.matrix[q.a][q.b] = out.matrix[q.b][q.a] = q.median;
 
-  // Rounds where most pairs are slow, pairs of implicated nodes left out: a fabric event rather
-  // than a node's fault. Needs two slow pairs, since one slow pair is a node's or a link's.
-  NodePass pass = judge_nodes(all, nodes, opt);
-  {
-    std::vector<std::size_t> kept;
-    std::vector<double> meds;
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-      const auto& s = samples[i];
-      if (s.busbw_gbs.empty() || pass.nodes[s.a].kind != NodeVerdict::Kind::Healthy ||
-          pass.nodes[s.b].kind != NodeVerdict::Kind::Healthy)
-        continue;
-      kept.push_back(i);
-      meds.push_back(median(s.busbw_gbs));
-    }
-    const Bound rb = make_bound(meds, opt);
-    std::map<int, std::pair<int, int>> per_round;  // round -> (pairs, slow pairs)
-    for (std::size_t j = 0; j < kept.size(); ++j) {
-      auto& [count, slow] = per_round[samples[kept[j]].round];
-      ++count;
-      if (rb.slow(meds[j])) ++slow;
-    }
-    for (const auto& [round, cs] : per_round)
-      if (cs.second >= 2 && cs.second >= opt.fabric_wide_frac * cs.first) out.fabric_wide_rounds.push_back(round);
-  }
-  Pooled kept = all;
+  auto first = [](const PairSample& s) { return !s.confirmation; };
+  Pooled kept = pool(samples, nodes, first);
+  int touched = 0;
+  for (const auto& adj : kept.adj) touched += adj.empty() ? 0 : 1;
+  out.two_nodes = touched == 2 && kept.pairs.size() == 1;
+  NodePass pass = judge_nodes(kept, nodes, relative_noise(samples, kept), opt);
+  out.fabric_wide_rounds = fabric_wide(samples, pass, opt);
   if (!out.fabric_wide_rounds.empty()) {
-    kept = pool(samples, nodes, std::set<int>(out.fabric_wide_rounds.begin(), out.fabric_wide_rounds.end()));
-    pass = judge_nodes(kept, nodes, opt);
+    const std::set<int> skip(out.fabric_wide_rounds.begin(), out.fabric_wide_rounds.end());
+    kept = pool(samples, nodes, [&](const PairSample& s) { return first(s) && !skip.count(s.round); });
+    pass = judge_nodes(kept, nodes, relative_noise(samples, kept), opt);
   }
-  out.cluster_median = pass.bound.ref;
-  out.mad = pass.bound.mad;
   out.nodes = std::move(pass.nodes);
+  std::vector<double> scores;
+  for (const auto& nv : out.nodes)
+    if (nv.kind != NodeVerdict::Kind::Straggler && !std::isnan(nv.score)) scores.push_back(nv.score);
+  const Bound cb = make_bound(scores, opt);
+  out.cluster_median = cb.ref;
+  out.mad = cb.mad;
 
-  // Slow links: pairs judged against the other pairs whose nodes are not stragglers.
+  // Links: each pair of non-stragglers against all such pairs (itself included: with few pairs a
+  // tight spread of the others would make a 10% dip a link).
   auto fine = [&](int v) { return out.nodes[v].kind != NodeVerdict::Kind::Straggler; };
-  std::vector<double> meds;
-  for (const auto& q : kept.pairs)
-    if (fine(q.a) && fine(q.b)) meds.push_back(q.median);
-  const Bound pb = make_bound(meds, opt);
+  std::vector<int> fine_pairs;
+  for (std::size_t i = 0; i < kept.pairs.size(); ++i)
+    if (fine(kept.pairs[i].a) && fine(kept.pairs[i].b)) fine_pairs.push_back(static_cast<int>(i));
+  const double rel_noise = relative_noise(samples, kept);
+  const Bound pb = reference(kept, fine_pairs, rel_noise, opt);
   out.pair_median = pb.ref;
-  // A link is named only when its gap is also beyond the noise of its own iterations: mad_k
-  // standard errors of its median (1.2533 sigma / sqrt(n), sigma from it or a typical pair).
-  std::vector<double> noises;
-  for (const auto& q : kept.pairs) noises.push_back(q.noise);
-  const double typical_noise = noises.empty() ? 0 : median(noises);
+  const double typical_noise = rel_noise * pb.ref;
+  // Named only when the gap is also beyond the noise of its own iterations: mad_k standard errors
+  // of its median (1.2533 sigma / sqrt(n), sigma from it or a typical pair).
   auto beyond_noise = [&](const Pair& q) {
-    const double se = 1.2533 * std::max(q.noise, typical_noise) / std::sqrt(static_cast<double>(std::max<std::size_t>(q.samples, 1)));
-    return pb.ref - q.median > opt.mad_k * se;
+    const double se = 1.2533 * std::max(q.noise, typical_noise) /
+                      std::sqrt(static_cast<double>(std::max<std::size_t>(q.samples, 1)));
+    return pb.ref - q.median > std::min(opt.mad_k * se, opt.max_excused * pb.ref);
   };
-  // A node in doubt only because its pairs disagree is cleared when its slow pairs are links:
-  // without them (pairs far below the others, on enough samples) at least two other partners
-  // score like the rest. With few partners one slow link can pull a node's median down with it.
-  {
-    std::vector<char> link(kept.pairs.size(), 0);
-    for (std::size_t i = 0; i < kept.pairs.size(); ++i) {
-      const auto& q = kept.pairs[i];
-      link[i] = fine(q.a) && fine(q.b) && pb.slow(q.median) && beyond_noise(q) &&
-                q.samples >= static_cast<std::size_t>(opt.min_samples_per_pair);
-    }
+  std::vector<char> is_link(kept.pairs.size(), 0);
+  for (int i : fine_pairs) {
+    const Pair& q = kept.pairs[i];
+    if (pb.slow(q.median) && beyond_noise(q) && q.samples >= static_cast<std::size_t>(opt.min_samples_per_pair))
+      is_link[i] = 1;
+  }
+  // A node in doubt only because its pairs disagree is cleared when its slow pairs are links and
+  // its other partners are normal (a slow node makes every pair of it slow); then it is the links
+  // that are named.
+  for (int v = 0; v < nodes; ++v) {
+    NodeVerdict& nv = out.nodes[v];
+    if (nv.kind != NodeVerdict::Kind::Inconclusive || !pass.disagree[v]) continue;
+    bool has_link = false;
     std::vector<double> rest;
-    for (int v = 0; v < nodes; ++v) {
-      NodeVerdict& nv = out.nodes[v];
-      if (nv.kind != NodeVerdict::Kind::Inconclusive || !pass.disagree[v]) continue;
-      rest.clear();
-      bool has_link = false;
-      for (const auto& [u, i] : kept.adj[v]) {
-        if (!fine(u)) continue;
-        if (link[i]) has_link = true;
-        else rest.push_back(kept.pairs[i].median);
-      }
-      if (!has_link || rest.size() < 2 || pass.bound.slow(median(rest))) continue;
+    for (const auto& [u, i] : kept.adj[v]) {
+      if (!fine(u)) continue;
+      if (is_link[i]) has_link = true;
+      else rest.push_back(kept.pairs[i].median);
+    }
+    if (has_link && !rest.empty() && !pass.bound[v].slow(median(rest))) {
       nv.kind = NodeVerdict::Kind::Healthy;
-      nv.score = median(rest);
-      nv.drop = pass.bound.drop(nv.score);
       nv.reason.clear();
     }
   }
-  // A pair touching a node already in doubt is explained by that doubt, not named as a link.
-  std::vector<char> healthy_before(nodes);  // before this loop marks any, so pair order does not matter
-  for (int v = 0; v < nodes; ++v) healthy_before[v] = out.nodes[v].kind == NodeVerdict::Kind::Healthy;
-  auto healthy = [&](int v) { return healthy_before[v] != 0; };
-  for (const auto& q : kept.pairs) {
-    if (!healthy(q.a) || !healthy(q.b)) continue;
-    if (!pb.slow(q.median) || !beyond_noise(q)) {
-      if (pb.ref > 0 && (pb.slow(q.median) || pb.drop(q.median) >= 3 * opt.min_drop))
-        out.suspect_links.push_back({q.a, q.b, q.median, pb.drop(q.median)});
+  // A pair touching a node still in doubt is explained by that doubt, not named as a link.
+  for (int i : fine_pairs) {
+    const Pair& q = kept.pairs[i];
+    if (out.nodes[q.a].kind != NodeVerdict::Kind::Healthy || out.nodes[q.b].kind != NodeVerdict::Kind::Healthy)
       continue;
+    const double drop = pb.drop(q.median);
+    if (is_link[i]) {
+      out.slow_links.push_back({q.a, q.b, q.median, drop});
+    } else if (pb.slow(q.median) && q.samples < static_cast<std::size_t>(opt.min_samples_per_pair)) {
+      for (auto [v, u] : {std::pair{q.a, q.b}, std::pair{q.b, q.a}}) {
+        out.nodes[v].kind = NodeVerdict::Kind::Inconclusive;
+        out.nodes[v].reason = fmt::format("slow with n{} ({:.3g}) on only {} samples (need {})", u, q.median,
+                                          q.samples, opt.min_samples_per_pair);
+      }
+    } else if (pb.ref > 0 && (pb.slow(q.median) || drop >= 3 * opt.min_drop)) {
+      out.suspect_links.push_back({q.a, q.b, q.median, drop});
     }
-    if (q.samples >= static_cast<std::size_t>(opt.min_samples_per_pair)) {
-      out.slow_links.push_back({q.a, q.b, q.median, pb.drop(q.median)});
-      continue;
-    }
-    for (auto [v, u] : {std::pair{q.a, q.b}, std::pair{q.b, q.a}}) {
-      NodeVerdict& nv = out.nodes[v];
-      nv.kind = NodeVerdict::Kind::Inconclusive;
-      nv.reason = fmt::format("slow with n{} ({:.3g} GB/s) on only {} samples (need {})", u, q.median, q.samples,
-                              opt.min_samples_per_pair);
-    }
+  }
+  if (opt.require_confirmation) {
+    const Pooled conf = pool(samples, nodes, [](const PairSample& s) { return s.confirmation; });
+    confirm(out, conf, pass.bound, pb, rel_noise, opt);
   }
   std::sort(out.slow_links.begin(), out.slow_links.end(),
             [](const LinkVerdict& x, const LinkVerdict& y) { return x.median < y.median; });
-  return out;
-}
-
-std::vector<Finding> attribution_findings(const Attribution& a, const std::vector<std::string>& names,
-                                          const std::string& what) {
-  std::vector<Finding> out;
-  int stragglers = 0;
-  std::vector<const NodeVerdict*> doubtful;
-  for (const auto& nv : a.nodes) {
-    if (nv.kind == NodeVerdict::Kind::Inconclusive) doubtful.push_back(&nv);
-    if (nv.kind != NodeVerdict::Kind::Straggler) continue;
-    ++stragglers;
-    const std::string h = host(names, nv.node);
-    out.push_back({"STRAGGLER_NODE", Tag::Fail, Priority::P1,
-                   fmt::format("{}: {} {:.3g} GB/s (median over its partners), {:.0f}% below the cluster median "
-                               "{:.3g} GB/s; worst partners: {}; next step (copy, not run): scontrol update "
-                               "nodename={} state=drain reason=\"collbench: slow\"",
-                               h, what, nv.score, 100 * nv.drop, a.cluster_median, partner_list(nv, names), h),
-                   ref::kStraggler});
-  }
-  for (const auto& l : a.slow_links)
-    out.push_back({"SLOW_LINK", Tag::Fail, Priority::P1,
-                   fmt::format("{} <-> {}: {} {:.3g} GB/s, {:.0f}% below the pair median {:.3g} GB/s, while "
-                               "neither node is a straggler; check the path between these two hosts",
-                               host(names, l.a), host(names, l.b), what, l.median, 100 * l.drop, a.pair_median),
-                   ref::kPairwise});
-  if (!a.fabric_wide_rounds.empty())
-    out.push_back({"FABRIC_WIDE_SLOWDOWN", Tag::Warn, Priority::P1,
-                   fmt::format("round{} {}: most pairs' {} fell well below the rest of the run; a fabric-wide "
-                               "slowdown, not blamed on any node (those rounds were left out of the node verdicts); "
-                               "rerun to see whether it persists",
-                               a.fabric_wide_rounds.size() > 1 ? "s" : "", fmt::join(a.fabric_wide_rounds, ", "), what),
-                   ref::kMultiNode});
-  if (!doubtful.empty()) {
-    std::string list;
-    for (std::size_t i = 0; i < doubtful.size() && i < kListedInconclusive; ++i) {
-      const NodeVerdict& nv = *doubtful[i];
-      list += fmt::format("{}{}", list.empty() ? "" : "; ", host(names, nv.node));
-      if (!std::isnan(nv.score))
-        list += fmt::format(" {:.3g} GB/s ({:.0f}% below the cluster median)", nv.score, 100 * nv.drop);
-      list += fmt::format(": {}", nv.reason);
-    }
-    if (doubtful.size() > kListedInconclusive) list += fmt::format("; and {} more", doubtful.size() - kListedInconclusive);
-    out.push_back({"HUNT_INCONCLUSIVE", Tag::Warn, Priority::P2,
-                   fmt::format("{} of {} nodes not judged on {} ({}); inconclusive, rerun with more iterations",
-                               doubtful.size(), a.nodes.size(), what, list),
-                   ref::kStraggler});
-  }
-  if (!a.suspect_links.empty()) {
-    std::string list;
-    for (std::size_t i = 0; i < a.suspect_links.size() && i < kListedInconclusive; ++i) {
-      const LinkVerdict& l = a.suspect_links[i];
-      list += fmt::format("{}{} <-> {} {:.3g} GB/s ({:.0f}% below)", list.empty() ? "" : "; ", host(names, l.a),
-                          host(names, l.b), l.median, 100 * l.drop);
-    }
-    if (a.suspect_links.size() > kListedInconclusive)
-      list += fmt::format("; and {} more", a.suspect_links.size() - kListedInconclusive);
-    out.push_back({"HUNT_INCONCLUSIVE", Tag::Warn, Priority::P2,
-                   fmt::format("{} pair(s) below the pair median {:.3g} GB/s on {} but within the spread of the "
-                               "other pairs or the noise of their own iterations ({}); inconclusive, rerun with more "
-                               "iterations",
-                               a.suspect_links.size(), a.pair_median, what, list),
-                   ref::kPairwise});
-  }
-  if (stragglers == 0 && a.slow_links.empty() && doubtful.empty() && a.suspect_links.empty()) {
-    double worst = 0;
-    for (const auto& nv : a.nodes) worst = std::max(worst, nv.drop);
-    out.push_back({"NO_STRAGGLER", Tag::Pass, Priority::None,
-                   fmt::format("no straggler node or slow link among {} nodes on {}: cluster median {:.3g} GB/s, "
-                               "slowest node {:.0f}% below it",
-                               a.nodes.size(), what, a.cluster_median, 100 * worst),
-                   ""});
-  }
-  return out;
-}
-
-std::string render_matrix(const Attribution& a, const std::vector<std::string>& names) {
-  const int n = static_cast<int>(a.matrix.size());
-  std::vector<std::string> labels(n);
-  std::size_t width = 4, label_width = 2;
-  // One decimal for fabric-class numbers; more for slow (host-memory, shaped) links, or they all read 0.0.
-  double largest = 0;
-  for (const auto& row : a.matrix)
-    for (double x : row)
-      if (!std::isnan(x)) largest = std::max(largest, x);
-  const int decimals = largest >= 10 ? 1 : largest >= 1 ? 2 : 3;
-  for (int v = 0; v < n; ++v) {
-    const bool marked = static_cast<std::size_t>(v) < a.nodes.size() && a.nodes[v].kind == NodeVerdict::Kind::Straggler;
-    labels[v] = fmt::format("n{}{}", v, marked ? "*" : "");
-    label_width = std::max(label_width, labels[v].size());
-    for (double x : a.matrix[v])
-      if (!std::isnan(x)) width = std::max(width, fmt::format("{:.{}f}", x, decimals).size());
-  }
-  width = std::max(width, label_width) + 1;
-
-  // Legend, wrapped so 16 nodes with long host names stay readable.
-  std::string out;
-  std::string line = "nodes:";
-  for (int v = 0; v < n; ++v) {
-    const std::string item = fmt::format(" n{}={}", v, host(names, v));
-    if (line.size() + item.size() > 100 && line.size() > 6) {
-      out += line + "\n";
-      line = "      ";
-    }
-    line += item;
-  }
-  out += line + "\n";
-  out += fmt::format("median busbw GB/s per node pair{}\n",
-                     std::any_of(a.nodes.begin(), a.nodes.end(),
-                                 [](const NodeVerdict& nv) { return nv.kind == NodeVerdict::Kind::Straggler; })
-                         ? "; * = straggler"
-                         : "");
-  out += fmt::format("{:<{}}", "", label_width);
-  for (int v = 0; v < n; ++v) out += fmt::format("{:>{}}", labels[v], width);
-  out += "\n";
-  for (int v = 0; v < n; ++v) {
-    out += fmt::format("{:<{}}", labels[v], label_width);
-    for (int u = 0; u < n; ++u) {
-      const double x = a.matrix[v][u];
-      out += u == v || std::isnan(x) ? fmt::format("{:>{}}", "-", width) : fmt::format("{:>{}.{}f}", x, width, decimals);
-    }
-    out += "\n";
-  }
   return out;
 }
 

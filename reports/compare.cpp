@@ -1,8 +1,12 @@
 #include "reports/compare.h"
+#include "reports/json_read.h"
 #include "reports/references.h"
+#include "reports/result_verdicts.h"
 #include "reports/text_table.h"
 
 #include <fmt/format.h>
+
+#include "reports/nccl_log.h"  // describe_ranks
 
 #include <cmath>
 #include <map>
@@ -13,10 +17,31 @@ namespace collbench::report {
 namespace {
 
 using nlohmann::json;
-using Key = std::tuple<std::string, std::string, std::string, std::uint64_t>;
+// Op, datatype, placement, bytes, then the group's scope and id: a node-scope run has one case per node.
+using Key = std::tuple<std::string, std::string, std::string, std::uint64_t, std::string, int>;
 
 Key key_of(const json& c) {
-  return {c.value("op", ""), c.value("dtype", ""), c.value("placement", ""), c.value("bytes", std::uint64_t{0})};
+  const json& g = c.contains("group") ? c["group"] : json::object();
+  return {c.value("op", ""),        c.value("dtype", ""),      c.value("placement", ""),
+          c.value("bytes", std::uint64_t{0}), g.value("scope", "world"), g.value("id", 0)};
+}
+
+Subject group_subject(const json& c, const std::vector<NodeInfo>& nodes) {
+  if (!c.contains("group")) return Subject::world();
+  const std::string scope = c["group"].value("scope", "world");
+  const auto ranks = c["group"].value("ranks", std::vector<int>{});
+  if (scope == "node") return Subject::nodes(hosts_of_ranks(nodes, ranks), ranks);
+  if (scope == "rail") return Subject::rail(ranks, hosts_of_ranks(nodes, ranks));
+  return Subject::world();
+}
+
+// " on node a", " on rail ranks 1,3 (a, b)", or "" for the world.
+std::string group_text(const Subject& s) {
+  if (s.kind == SubjectKind::World) return "";
+  std::string hosts;
+  for (const auto& h : s.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
+  if (s.kind == SubjectKind::Node) return " on node " + hosts;
+  return fmt::format(" on rail {}{}", describe_ranks(s.ranks), hosts.empty() ? "" : " (" + hosts + ")");
 }
 
 // Difference of mean times (cur - base) in standard errors; 0 when either side has < 2 samples.
@@ -69,33 +94,36 @@ void add_findings(Comparison& out, double tolerance) {
   std::string changes;
   for (const auto& v : out.version_changes) changes += (changes.empty() ? "" : "; ") + v;
   if (!changes.empty())
-    out.findings.push_back({"VERSIONS_CHANGED", Tag::Info, Priority::None, "between the runs: " + changes, ""});
+    out.findings.push_back(
+        {"VERSIONS_CHANGED", Tag::Info, Priority::None, "between the runs: " + changes, "", Subject::world()});
   for (const auto& m : out.mismatches)
     out.findings.push_back({"BASELINE_MISMATCH", Tag::Warn, Priority::P2,
-                            m + "; cases were not compared blindly: rerun the baseline with the same setup", ""});
+                            m + "; cases were not compared blindly: rerun the baseline with the same setup", "",
+                            Subject::world()});
   const std::string pointer = ref::kMultiNode;
   const std::string context = changes.empty() ? "" : " (versions changed: " + changes + ")";
   int worse = 0, compared = 0;
   for (const auto& c : out.cases) {
     ++compared;
     const std::string evidence =
-        fmt::format("{} {} {} at {}: busbw {:.2f} -> {:.2f} GB/s ({:+.1f}%, {:.1f} standard errors)", c.op, c.dtype,
-                    c.placement, size_text(c.bytes), c.base_busbw, c.cur_busbw, 100 * c.rel_change, c.z);
+        fmt::format("{} {} {} at {}{}: busbw {:.2f} -> {:.2f} GB/s ({:+.1f}%, {:.1f} standard errors)", c.op,
+                    c.dtype, c.placement, size_text(c.bytes), group_text(c.group), c.base_busbw, c.cur_busbw,
+                    100 * c.rel_change, c.z);
     if (c.verdict == Change::Worse) {
       ++worse;
-      out.findings.push_back({"REGRESSION", Tag::Fail, Priority::P1, evidence + context, pointer});
+      out.findings.push_back({"REGRESSION", Tag::Fail, Priority::P1, evidence + context, pointer, c.group});
     } else if (c.verdict == Change::Inconclusive) {
       out.findings.push_back({"REGRESSION_INCONCLUSIVE", Tag::Warn, Priority::P2,
                               evidence + ": beyond the tolerance but within the noise; rerun both with more "
                                          "iterations (-n 100 or -n auto)",
-                              pointer});
+                              pointer, c.group});
     }
   }
   if (compared > 0 && worse == 0)
     out.findings.push_back({"NO_REGRESSION", Tag::Pass, Priority::None,
                             fmt::format("no case of {} is slower than the baseline beyond {:g}% and the noise",
                                         compared, 100 * tolerance),
-                            ""});
+                            "", Subject::world()});
 }
 
 }  // namespace
@@ -131,6 +159,7 @@ Comparison compare_runs(const json& base, const json& cur, double tolerance) {
     std::map<Key, const json*> base_cases;  // points into `base`, which outlives the map
     for (const auto& c : base_list) base_cases[key_of(c)] = &c;
     std::set<Key> seen;
+    const std::vector<NodeInfo> nodes = nodes_from_json(cur);
     for (const auto& c : cur_list) {
       const Key k = key_of(c);
       seen.insert(k);
@@ -138,7 +167,8 @@ Comparison compare_runs(const json& base, const json& cur, double tolerance) {
       if (it == base_cases.end()) continue;
       const json& b = *it->second;
       CaseComparison cc{std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k),
-                        b.value("busbw_gbs", 0.0), c.value("busbw_gbs", 0.0), 0, z_score(b, c), Change::Same};
+                        b.value("busbw_gbs", 0.0), c.value("busbw_gbs", 0.0), 0, z_score(b, c), Change::Same,
+                        group_subject(c, nodes)};
       cc.rel_change = cc.base_busbw > 0 ? (cc.cur_busbw - cc.base_busbw) / cc.base_busbw : 0;
       cc.verdict = classify(cc.rel_change, cc.z, tolerance);
       out.cases.push_back(cc);
@@ -159,9 +189,9 @@ std::string render_comparison(const Comparison& c) {
   std::string out = fmt::format("# {:<14} {:>8} {:>12} {:>12}  {:>12} {:>12} {:>8} {:>7}  {}\n", "op", "dtype",
                                 "placement", "size", "base GB/s", "now GB/s", "change", "z", "verdict");
   for (const auto& k : c.cases)
-    out += fmt::format("  {:<14} {:>8} {:>12} {:>12}  {:>12.2f} {:>12.2f} {:>+7.1f}% {:>7.1f}  {}\n", k.op, k.dtype,
+    out += fmt::format("  {:<14} {:>8} {:>12} {:>12}  {:>12.2f} {:>12.2f} {:>+7.1f}% {:>7.1f}  {}{}\n", k.op, k.dtype,
                        k.placement, size_text(k.bytes), k.base_busbw, k.cur_busbw, 100 * k.rel_change, k.z,
-                       change_name(k.verdict));
+                       change_name(k.verdict), group_text(k.group));
   return out;
 }
 

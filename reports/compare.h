@@ -20,6 +20,7 @@ struct CaseComparison {
   double rel_change = 0;  // (cur - base) / base of busbw; negative is slower
   double z = 0;           // difference of mean times in standard errors
   Change verdict = Change::Same;
+  Subject group;  // where the case ran: the world, or one node or rail of a --scope node|rail run
 };
 
 struct Comparison {
@@ -35,7 +36,8 @@ struct Comparison {
 Change classify(double rel_change, double z, double tolerance, double z_min = 3.0);
 
 // Both documents are collbench.run/1. Different rank or node counts or instance types are
-// reported, not compared.
+// reported, not compared. Cases match on op, datatype, placement, size and group (scope and id).
+// A REGRESSION or REGRESSION_INCONCLUSIVE is about the case's group; the rest about the world.
 Comparison compare_runs(const nlohmann::json& base, const nlohmann::json& cur, double tolerance);
 
 // A readable table of the case verdicts.

@@ -23,8 +23,11 @@ using Ranks = std::vector<const RankEnv*>;
 // "all 16 processes", or "the one process".
 std::string processes(std::size_t n) { return n == 1 ? "the one process" : fmt::format("all {} processes", n); }
 
-Finding make(std::string code, Tag tag, Priority p, std::string message, std::string reference = "") {
-  return {std::move(code), tag, p, std::move(message), std::move(reference)};
+// Checks of settings the job makes (versions, variables) and passes are about the world; a limit or
+// device a node lacks is about those nodes.
+Finding make(std::string code, Tag tag, Priority p, std::string message, std::string reference = "",
+             Subject subject = {}) {
+  return {std::move(code), tag, p, std::move(message), std::move(reference), std::move(subject)};
 }
 
 Finding pass(std::string code, std::string message) {
@@ -49,6 +52,8 @@ std::vector<std::string> hosts_of(const Ranks& rs) {
     if (std::find(out.begin(), out.end(), r->host) == out.end()) out.push_back(r->host);
   return out;
 }
+
+Subject on_nodes(const Ranks& rs) { return Subject::nodes(hosts_of(rs), rank_numbers(rs)); }
 
 // "host a (ranks 0-7)", "hosts a, b (ranks 0-15)", "5 hosts: a, b, c, … (ranks 0-39)".
 std::string where(const Ranks& rs) {
@@ -223,7 +228,7 @@ void memlock_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Findin
                                  fmt::join(parts, ", "), kMinMemlockKb,
                                  efa ? ": EFA registers buffers with the NIC and fails below it"
                                      : ": RDMA registration and pinned buffers fail below it"),
-                     ref::kMemlock));
+                     ref::kMemlock, on_nodes(low)));
 }
 
 void shm_checks(const Ranks& rs, std::vector<Finding>& out) {
@@ -259,12 +264,12 @@ void shm_checks(const Ranks& rs, std::vector<Finding>& out) {
     out.push_back(make("SHM_TOO_SMALL", Tag::Fail, Priority::P0,
                        fmt::format("{}; NCCL needs at least 1 GiB for its shared-memory transport (4 GiB recommended)",
                                    describe(fail)),
-                       ref::kStaleShm));
+                       ref::kStaleShm, on_nodes(fail)));
   if (!warn.empty())
     out.push_back(
         make("SHM_TOO_SMALL", Tag::Warn, Priority::P1,
              fmt::format("{}; 4 GiB or more is recommended so that NCCL's segments never run out", describe(warn)),
-             ref::kStaleShm));
+             ref::kStaleShm, on_nodes(warn)));
   if (fail.empty() && warn.empty()) {
     std::uint64_t smallest = measured.front()->shm_bytes;
     for (const auto* r : measured) smallest = std::min(smallest, r->shm_bytes);
@@ -289,7 +294,8 @@ void stack_checks(const Ranks& rs, std::vector<Finding>& out) {
   out.push_back(make("STACK_LIMIT", Tag::Warn, Priority::P2,
                      fmt::format("stack limit {}; expected at least {} KB (ulimit -s): NCCL's and MPI's helper threads "
                                  "take their stack size from it",
-                                 fmt::join(parts, ", "), kMinStackKb)));
+                                 fmt::join(parts, ", "), kMinStackKb),
+                     "", on_nodes(low)));
 }
 
 // Ranks grouped by host, hosts in order of first appearance.
@@ -323,7 +329,7 @@ void efa_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding>& 
                                  fmt::join(parts, ", "), describe_ranks(rank_numbers(short_ranks)),
                                  from_profile ? fmt::format("{} has {}", type, expected)
                                               : fmt::format("{} supports EFA, so expected at least one", type)),
-                     ref::kEfaConfig));
+                     ref::kEfaConfig, on_nodes(short_ranks)));
 }
 
 bool log_shows_plugin(const RankEnv& r) {
@@ -353,7 +359,7 @@ void plugin_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding
                        "/opt/aws-ofi-nccl/lib on {}; expected the plugin on an EFA instance, without it NCCL "
                        "cannot use EFA and falls back to TCP sockets",
                        where(missing)),
-           ref::kEfaConfig));
+           ref::kEfaConfig, on_nodes(missing)));
 }
 
 bool narrowed_gpus(const RankEnv& r) {
@@ -388,14 +394,14 @@ void gpu_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding>& 
                        fmt::format("{} GPUs ({}); {} has {} \u2014 a GPU missing from the driver usually means an XID "
                                    "error, a GPU fallen off the bus or a failing node",
                                    fmt::join(bad, ", "), describe_ranks(rank_numbers(bad_ranks)), type, expected),
-                       ref::kHardware));
+                       ref::kHardware, on_nodes(bad_ranks)));
   if (!narrowed.empty())
     out.push_back(
         make("GPU_COUNT_MISMATCH", Tag::Warn, Priority::P2,
              fmt::format("{} GPUs ({}), narrowed by CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES; {} has {}, "
                          "so the hardware count could not be checked",
                          fmt::join(narrowed, ", "), describe_ranks(rank_numbers(narrowed_ranks)), type, expected),
-             ref::kHardware));
+             ref::kHardware, on_nodes(narrowed_ranks)));
   if (bad.empty() && narrowed.empty())
     out.push_back(pass("GPU_COUNT_OK", fmt::format("every host sees {} GPUs ({} has {})", expected, type, expected)));
 }
@@ -457,8 +463,17 @@ std::vector<Finding> audit_environment(const std::vector<RankEnv>& ranks, const 
     if (r->nccl_log) logs.emplace_back(r->rank, *r->nccl_log);
   const bool have_version_mismatch =
       std::any_of(out.begin(), out.end(), [](const Finding& f) { return f.code == "NCCL_VERSION_MISMATCH"; });
-  for (auto& f : nccl_log_findings(logs, ctx.efa_expected))
-    if (!(have_version_mismatch && f.code == "NCCL_VERSION_MISMATCH")) out.push_back(std::move(f));
+  for (auto& f : nccl_log_findings(logs, ctx.efa_expected)) {
+    if (have_version_mismatch && f.code == "NCCL_VERSION_MISMATCH") continue;
+    // The logs know ranks only; the reports say where each rank ran.
+    Ranks named;
+    for (const auto* r : rs)
+      if (std::find(f.subject.ranks.begin(), f.subject.ranks.end(), r->rank) != f.subject.ranks.end())
+        named.push_back(r);
+    if (f.subject.kind == SubjectKind::Rank) f.subject = Subject::ranks_on(f.subject.ranks, hosts_of(named));
+    else if (f.subject.kind == SubjectKind::Node) f.subject = Subject::nodes(hosts_of(named), f.subject.ranks);
+    out.push_back(std::move(f));
+  }
   return out;
 }
 

@@ -77,6 +77,28 @@ GroupJudgement combine_runs(const GroupJudgement& first, const GroupJudgement& s
   return out;
 }
 
+namespace {
+
+std::vector<std::string> hosts_of(const GroupScore& g, bool node) {
+  if (node && g.hosts.empty()) return {g.label};
+  return g.hosts;
+}
+
+// The groups `pick` selects, as one node or rail subject.
+template <typename Pick>
+Subject subject_of(const std::vector<GroupScore>& groups, bool node, Pick pick) {
+  std::vector<std::string> hosts;
+  std::vector<int> ranks;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    if (!pick(i)) continue;
+    for (auto& h : hosts_of(groups[i], node)) hosts.push_back(std::move(h));
+    ranks.insert(ranks.end(), groups[i].ranks.begin(), groups[i].ranks.end());
+  }
+  return node ? Subject::nodes(std::move(hosts), std::move(ranks)) : Subject::rail(std::move(ranks), std::move(hosts));
+}
+
+}  // namespace
+
 std::vector<Finding> group_findings(const std::vector<GroupScore>& groups, const GroupJudgement& j, GroupKind kind,
                                     const std::string& what) {
   std::vector<Finding> out;
@@ -90,6 +112,7 @@ std::vector<Finding> group_findings(const std::vector<GroupScore>& groups, const
       doubtful += fmt::format("{}{} {:.3g} GB/s: {}", doubtful.empty() ? "" : "; ", groups[i].label,
                               groups[i].busbw_gbs, v.reason);
     if (v.kind != GroupVerdict::Kind::Slow) continue;
+    const Subject subject = subject_of(groups, node, [i](std::size_t k) { return k == i; });
     if (node)
       out.push_back({"SLOW_NODE_LOCAL", Tag::Fail, Priority::P1,
                      fmt::format("{}: its own {} {:.3g} GB/s, {:.0f}% below the median of the {} {} {:.3g} GB/s; "
@@ -97,25 +120,27 @@ std::vector<Finding> group_findings(const std::vector<GroupScore>& groups, const
                                  "scontrol update nodename={} state=drain reason=\"collbench: slow intra-node\"",
                                  groups[i].label, what, groups[i].busbw_gbs, 100 * v.drop, groups.size(), noun,
                                  j.reference, groups[i].label),
-                     ref::kSingleNode});
+                     ref::kSingleNode, subject});
     else
       out.push_back({"SLOW_RAIL", Tag::Fail, Priority::P1,
                      fmt::format("{} (GPU/NIC index on every node): {} {:.3g} GB/s, {:.0f}% below the median of the "
                                  "{} {} {:.3g} GB/s; check that index's EFA device and its GPU on each node",
                                  groups[i].label, what, groups[i].busbw_gbs, 100 * v.drop, groups.size(), noun,
                                  j.reference),
-                     ref::kEfaConfig});
+                     ref::kEfaConfig, subject});
   }
   if (!doubtful.empty())
     out.push_back({"GROUPS_INCONCLUSIVE", Tag::Warn, Priority::P2,
                    fmt::format("{} on {}{}: {}; inconclusive, rerun with more iterations{}", noun, node ? "their own " : "", what, doubtful,
                                groups.size() == 2 && node ? " or hunt with a third node" : ""),
-                   node ? ref::kSingleNode : ref::kEfaConfig});
+                   node ? ref::kSingleNode : ref::kEfaConfig,
+                   subject_of(groups, node,
+                              [&j](std::size_t i) { return j.groups[i].kind == GroupVerdict::Kind::Inconclusive; })});
   if (out.empty() && groups.size() >= 2)
     out.push_back({"GROUPS_EVEN", Tag::Pass, Priority::None,
                    fmt::format("{} {} on {}{}: median {:.3g} GB/s, slowest {:.0f}% below it", groups.size(), noun, node ? "their own " : "", what,
                                j.reference, 100 * j.spread),
-                   ""});
+                   "", Subject::world()});
   return out;
 }
 

@@ -19,6 +19,8 @@ struct GroupScore {
   double busbw_gbs = 0;   // the group's figure (a median over iterations)
   std::size_t samples = 0;
   double noise_gbs = 0;   // spread of its iterations (scaled MAD or standard deviation); 0: unknown
+  std::vector<int> ranks = {};          // the group's global ranks, when known
+  std::vector<std::string> hosts = {};  // a rail's nodes; a node group with none is the host in `label`
 };
 
 struct GroupVerdict {
@@ -47,7 +49,8 @@ GroupJudgement judge_groups(const std::vector<GroupScore>& groups, const GroupRu
 GroupJudgement combine_runs(const GroupJudgement& first, const GroupJudgement& second);
 
 // SLOW_NODE_LOCAL / SLOW_RAIL (FAIL P1), GROUPS_INCONCLUSIVE (WARN P2) or GROUPS_EVEN (PASS); nothing
-// when no group moved data (one rank each);
+// when no group moved data (one rank each). Subjects: the slow node or rail, the doubtful ones
+// together, the world for GROUPS_EVEN;
 // `what` names the measurement, e.g. "all_reduce busbw at 64 MiB".
 std::vector<Finding> group_findings(const std::vector<GroupScore>& groups, const GroupJudgement& j, GroupKind kind,
                                     const std::string& what);

@@ -39,6 +39,7 @@ json to_json(const HuntRound& round, const std::vector<PairSample>& samples, con
     pairs.push_back({{"nodes", {s.a, s.b}},
                      {"hosts", {names.at(s.a), names.at(s.b)}},
                      {"busbw_gbs", s.busbw_gbs.empty() ? json(nullptr) : json(median(s.busbw_gbs))},
+                     {"iterations", s.busbw_gbs.size()},
                      {"samples_gbs", s.busbw_gbs}});
   }
   return {{"phase", round.phase}, {"index", round.index}, {"wall_s", round.wall_s}, {"pairs", std::move(pairs)}};
@@ -53,6 +54,9 @@ json hunt_document(const HuntRecord& r, const Attribution& a, const std::vector<
   doc["hunt"] = {{"pattern", r.plan.pattern},
                  {"op", r.plan.op},
                  {"bytes", r.plan.bytes},
+                 {"bytes_chosen_by", r.plan.bytes_probed ? "probe" : "user"},
+                 {"budget_s", r.plan.budget_s},
+                 {"max_iters", r.plan.max_iters},
                  {"probe_iteration_s", r.plan.probe_iteration_s},
                  {"estimate_s", r.plan.estimate_s},
                  {"planned_rounds", r.plan.planned_rounds}};
@@ -64,6 +68,9 @@ json hunt_document(const HuntRecord& r, const Attribution& a, const std::vector<
   }
   doc["rounds"] = std::move(rounds);
   doc["rounds_wall_s"] = total;
+  json missing = json::array();
+  for (const auto& [a, b] : r.not_measured) missing.push_back({{"nodes", {a, b}}, {"hosts", {names.at(a), names.at(b)}}});
+  doc["not_measured"] = {{"pairs", std::move(missing)}, {"node_phase", r.node_phase_skipped}};
 
   json node_phase = json::array();
   const GroupJudgement judged =
@@ -99,9 +106,11 @@ json hunt_document(const HuntRecord& r, const Attribution& a, const std::vector<
                      {"score_gbs", number_or_null(nv.score)},
                      {"drop", number_or_null(nv.drop)},
                      {"reason", nv.reason},
+                     {"reference_gbs", number_or_null(nv.reference)},
                      {"worst_partners", std::move(partners)}});
   }
   doc["attribution"] = {{"hosts", names},
+                        {"two_nodes", a.two_nodes},
                         {"matrix_gbs", std::move(matrix)},
                         {"cluster_median_gbs", a.cluster_median},
                         {"cluster_mad_gbs", a.mad},

@@ -20,9 +20,12 @@ struct HuntPlan {
   std::string pattern;  // as asked: auto, pairwise, screen
   std::string op;
   std::uint64_t bytes = 0;
-  double probe_iteration_s = 0;  // one world iteration at `bytes`, slowest rank
+  bool bytes_probed = false;     // chosen by the size probe rather than -b
+  double probe_iteration_s = 0;  // one iteration of the median pair of the first round at `bytes`
   double estimate_s = 0;         // for the rounds known before measuring
   int planned_rounds = 0;        // node phase and pair rounds; confirmation is decided later
+  double budget_s = 0;           // the whole hunt's wall time
+  int max_iters = 0;             // most timed iterations per group and round
 };
 
 struct HuntRound {
@@ -39,6 +42,8 @@ struct HuntRecord {
   std::vector<GroupScore> node_phase;  // one per node, its last run; empty when the phase did not run
   GroupJudgement node_judgement;       // over every run of the node phase
   std::vector<PairSample> samples;
+  std::vector<std::pair<int, int>> not_measured;  // pairs of rounds the budget did not reach
+  bool node_phase_skipped = false;                // planned, but the budget did not reach it
 };
 
 // One finished round as a journal line: its timing and each pair's median and samples.

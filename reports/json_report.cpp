@@ -71,10 +71,19 @@ json to_json(const CaseResult& c) {
       {"algbw_gbs", c.algbw_gbs},
       {"busbw_gbs", c.busbw_gbs},
       {"wrong", c.wrong ? json(*c.wrong) : json(nullptr)},
+      {"wrong_ranks", c.wrong_ranks},
       {"stop_reason", c.stop_reason},
       {"rank_median_us", c.rank_median_us},
       {"node_median_us", nodes},
   };
+}
+
+json to_json(const Subject& s) {
+  // A world subject names nobody, whatever lists it was given.
+  const bool world = s.kind == SubjectKind::World;
+  return {{"kind", subject_kind_name(s.kind)},
+          {"hosts", world ? std::vector<std::string>{} : s.hosts},
+          {"ranks", world ? std::vector<int>{} : s.ranks}};
 }
 
 json to_json(const Finding& f) {
@@ -83,7 +92,8 @@ json to_json(const Finding& f) {
           {"tag", tag_name(f.tag)},
           {"priority", prio.empty() ? json(nullptr) : json(prio)},
           {"message", f.message},
-          {"reference", f.reference.empty() ? json(nullptr) : json(f.reference)}};
+          {"reference", f.reference.empty() ? json(nullptr) : json(f.reference)},
+          {"subject", to_json(f.subject)}};
 }
 
 void add_verdict(json& doc, const std::vector<Finding>& findings, int exit_code) {

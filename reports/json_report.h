@@ -11,6 +11,7 @@ namespace collbench::report {
 
 nlohmann::json to_json(const RunHeader& header);
 nlohmann::json to_json(const CaseResult& c);
+nlohmann::json to_json(const Subject& s);  // {"kind", "hosts", "ranks"}; world: empty lists
 nlohmann::json to_json(const Finding& f);
 
 // doc["findings"] and doc["verdict"] (issues_found, exit_code): the same in every document.

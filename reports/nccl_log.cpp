@@ -87,8 +87,16 @@ struct Group {
   std::string quote;  // first quoted warning seen in the group
 };
 
-Finding fail(std::string code, std::string message, std::string reference) {
-  return {std::move(code), Tag::Fail, Priority::P0, std::move(message), std::move(reference)};
+Finding fail(std::string code, std::string message, std::string reference, Subject subject = {}) {
+  return {std::move(code), Tag::Fail, Priority::P0, std::move(message), std::move(reference), std::move(subject)};
+}
+
+// Limits, /dev/shm and the network stack are the node's; an error in one process is that rank's.
+// A log knows no host: the caller fills it in.
+enum class Blame { Node, Rank };
+
+Subject of_ranks(Blame blame, std::vector<int> ranks) {
+  return blame == Blame::Node ? Subject::nodes({}, std::move(ranks)) : Subject::ranks_on(std::move(ranks));
 }
 
 bool tcp_provider(const std::string& provider) {
@@ -105,7 +113,7 @@ bool ofi_network(const std::string& network) {
 template <typename Hit>
 std::optional<Finding> flag_finding(const std::vector<std::pair<int, NcclLogFacts>>& per_rank, Hit hit,
                                     std::string_view needle, std::string code, std::string_view what,
-                                    std::string_view expected, std::string reference) {
+                                    std::string_view expected, std::string reference, Blame blame) {
   Group g;
   for (const auto& [rank, f] : per_rank) {
     if (!hit(f)) continue;
@@ -115,7 +123,7 @@ std::optional<Finding> flag_finding(const std::vector<std::pair<int, NcclLogFact
   if (g.ranks.empty()) return std::nullopt;
   const std::string seen = g.quote.empty() ? std::string(what) : fmt::format("{} (\"{}\")", what, g.quote);
   return fail(std::move(code), fmt::format("{} on {}; {}", seen, describe_ranks(g.ranks), expected),
-              std::move(reference));
+              std::move(reference), of_ranks(blame, g.ranks));
 }
 
 std::string transport_label(const NcclLogFacts& f) {
@@ -196,12 +204,14 @@ std::vector<Finding> nccl_log_findings(const std::vector<std::pair<int, NcclLogF
           fmt::format("NCCL chose its own TCP transport (\"Using network Socket\") on {}", describe_ranks(socket)));
     if (!tcp.empty())
       parts.push_back(fmt::format("aws-ofi-nccl selected libfabric provider {} on {}", provider, describe_ranks(tcp)));
+    std::vector<int> fallback = socket;
+    fallback.insert(fallback.end(), tcp.begin(), tcp.end());
     if (!parts.empty())
       out.push_back(fail("EFA_TCP_FALLBACK",
                          fmt::format("{}; on an EFA instance traffic should go through aws-ofi-nccl with provider efa "
                                      "(\"Using network Libfabric\" or \"AWS Libfabric\")",
                                      fmt::join(parts, "; ")),
-                         ref::kTcpFallback));
+                         ref::kTcpFallback, of_ranks(Blame::Node, fallback)));
 
     if (auto f = flag_finding(
             per_rank,
@@ -209,28 +219,31 @@ std::vector<Finding> nccl_log_findings(const std::vector<std::pair<int, NcclLogF
             "provider", "OFI_LOAD_FAIL",
             "aws-ofi-nccl found no usable libfabric provider (\"No eligible providers were found\" or \"fi_getinfo() "
             "call failed\")",
-            "expected provider efa on an EFA instance; NCCL falls back to its own transports", ref::kEfaConfig))
+            "expected provider efa on an EFA instance; NCCL falls back to its own transports", ref::kEfaConfig,
+            Blame::Node))
       out.push_back(std::move(*f));
   }
 
   if (auto f = flag_finding(
           per_rank, [](const NcclLogFacts& x) { return x.reg_mr_failed; }, "reg", "RDMA_REG_FAIL",
           "RDMA memory registration failed", "registration needs a memlock limit of at least 8388608 KB or unlimited",
-          ref::kMemlock))
+          ref::kMemlock, Blame::Node))
     out.push_back(std::move(*f));
   if (auto f = flag_finding(
           per_rank, [](const NcclLogFacts& x) { return x.shm_extend_failed; }, "/dev/shm", "SHM_FULL",
           "NCCL could not extend its /dev/shm segment", "/dev/shm is too small or full (expected at least 1 GiB free)",
-          ref::kStaleShm))
+          ref::kStaleShm, Blame::Node))
     out.push_back(std::move(*f));
   if (auto f = flag_finding(
           per_rank, [](const NcclLogFacts& x) { return x.system_error; }, "system error", "SYSTEM_ERROR",
           "NCCL reported \"unhandled system error\"",
-          "a system call or the network failed; the NCCL WARN lines before it name the call", ref::kErrorPatterns))
+          "a system call or the network failed; the NCCL WARN lines before it name the call", ref::kErrorPatterns,
+          Blame::Rank))
     out.push_back(std::move(*f));
   if (auto f = flag_finding(
           per_rank, [](const NcclLogFacts& x) { return x.cuda_error; }, "cuda", "CUDA_ERROR",
-          "NCCL reported a CUDA error", "a CUDA call failed; the NCCL WARN line names it", ref::kErrorPatterns))
+          "NCCL reported a CUDA error", "a CUDA call failed; the NCCL WARN line names it", ref::kErrorPatterns,
+          Blame::Rank))
     out.push_back(std::move(*f));
 
   std::map<std::string, std::vector<int>> versions;
@@ -242,7 +255,7 @@ std::vector<Finding> nccl_log_findings(const std::vector<std::pair<int, NcclLogF
     out.push_back(
         fail("NCCL_VERSION_MISMATCH",
              fmt::format("{} (from the NCCL logs); every rank must load the same NCCL build", fmt::join(parts, "; ")),
-             ref::kVersionMismatch));
+             ref::kVersionMismatch, Subject::world()));  // no side is the wrong one
   }
 
   // What NCCL chose, grouped, in order of the lowest rank of each group.
@@ -260,7 +273,7 @@ std::vector<Finding> nccl_log_findings(const std::vector<std::pair<int, NcclLogF
       std::all_of(per_rank.begin(), per_rank.end(), [](const auto& r) { return ofi_network(r.second.network); }))
     note = " (the aws-ofi-nccl plugin carries traffic, as expected on EFA)";
   out.push_back({"NET_TRANSPORT", Tag::Info, Priority::None,
-                 fmt::format("NCCL network: {}{}", fmt::join(parts, "; "), note), ""});
+                 fmt::format("NCCL network: {}{}", fmt::join(parts, "; "), note), "", Subject::world()});
   return out;
 }
 

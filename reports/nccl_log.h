@@ -43,6 +43,8 @@ std::vector<std::pair<int, std::string>> split_log_by_rank(std::string_view text
 //   CUDA_ERROR            FAIL P0  "unhandled cuda error" / "Cuda failure"
 //   NCCL_VERSION_MISMATCH FAIL P0  the ranks that print a version print different ones
 //   NET_TRANSPORT         INFO     the network NCCL chose, with plugin, libfabric and provider
+// Subjects: the first four are the nodes of the ranks named, SYSTEM_ERROR and CUDA_ERROR those
+// ranks, the last two the world; hosts are left empty (a log's facts carry none).
 std::vector<Finding> nccl_log_findings(const std::vector<std::pair<int, NcclLogFacts>>& per_rank, bool efa_expected);
 
 // "rank 3", "ranks 0-7,9,12-13" (sorted, duplicates removed); "" for none.

@@ -82,6 +82,7 @@ struct CaseResult {
   TimeStats time_us;  // per-iteration times after the rank reduction
   double algbw_gbs = 0, busbw_gbs = 0;  // from the mean time, as nccl-tests
   std::optional<std::int64_t> wrong;    // nullopt: not checked (N/A)
+  std::vector<int> wrong_ranks;         // ranks whose process counted wrong elements; empty: not known
   std::string stop_reason;
   std::vector<double> rank_median_us;   // indexed by rank
   std::vector<NodeMedian> node_median_us;

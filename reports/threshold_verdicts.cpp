@@ -41,11 +41,17 @@ std::string reference(const ThresholdRow& row) {
   return row.scope == "node" ? ref::kSingleNode : ref::kMultiNode;
 }
 
+// One node's bandwidth is that node's; a multi-node figure blames no node in particular.
+Subject measured_on(const RunSpan& span) {
+  if (span.nodes != 1) return Subject::world();
+  return Subject::nodes(span.hosts.size() == 1 ? span.hosts : std::vector<std::string>{}, span.rank_ids);
+}
+
 }  // namespace
 
 Finding thresholds_skipped(const std::string& why) {
   return {"THRESHOLDS_SKIPPED", Tag::Info, Priority::None, "absolute bandwidth thresholds were not applied: " + why,
-          ""};
+          "", Subject::world()};
 }
 
 std::vector<Finding> judge_thresholds(const std::vector<CaseResult>& cases, const InstanceThresholds& t,
@@ -62,18 +68,20 @@ std::vector<Finding> judge_thresholds(const std::vector<CaseResult>& cases, cons
       out.push_back({"THRESHOLD_SIZE_NOT_REACHED", Tag::Warn, Priority::P2,
                      fmt::format("{} on {}: the sweep stopped below {}, where {} thresholds judge it; rerun with -e {}",
                                  row.op, where(span), size_text(row.bytes), t.instance_type, size_text(row.bytes)),
-                     reference(row)});
+                     reference(row), Subject::world()});  // the sweep's settings, not a node
       continue;
     }
     const std::string measured =
         fmt::format("{} {} busbw {:.2f} GB/s at {} ({}) on {}", row.op, c->dtype, c->busbw_gbs, size_text(c->bytes),
                     c->placement == "in_place" ? "in-place" : "out-of-place", where(span));
+    const Subject subject = measured_on(span);
     if (c->busbw_gbs < row.fail_below)
-      out.push_back({"BUSBW_BELOW_THRESHOLD", Tag::Fail, Priority::P1, measured + "; " + expected, reference(row)});
+      out.push_back(
+          {"BUSBW_BELOW_THRESHOLD", Tag::Fail, Priority::P1, measured + "; " + expected, reference(row), subject});
     else if (c->busbw_gbs < row.warn_below)
-      out.push_back({"BUSBW_LOW", Tag::Warn, Priority::P2, measured + "; " + expected, reference(row)});
+      out.push_back({"BUSBW_LOW", Tag::Warn, Priority::P2, measured + "; " + expected, reference(row), subject});
     else
-      out.push_back({"BUSBW_OK", Tag::Pass, Priority::None, measured + "; " + expected, ""});
+      out.push_back({"BUSBW_OK", Tag::Pass, Priority::None, measured + "; " + expected, "", subject});
   }
   if (out.empty())
     out.push_back(thresholds_skipped(fmt::format("{} has no row for these collectives on {}", t.file, where(span))));

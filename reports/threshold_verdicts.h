@@ -15,11 +15,13 @@ struct RunSpan {
   int nodes = 1;
   int ranks = 1;
   std::vector<std::string> hosts;
+  std::vector<int> rank_ids = {};  // global rank numbers, when known: the subject of a one-node verdict
 };
 
 // One finding per applicable row: PASS, WARN (below warn_below), FAIL (below fail_below), or WARN
 // when the sweep never reached the row's size. Rows that do not apply to this span are skipped;
-// when none applies, one INFO says so.
+// when none applies, one INFO says so. A bandwidth verdict on one node is about that node (its
+// host and rank_ids); on more, about the world. The others are about the world.
 std::vector<Finding> judge_thresholds(const std::vector<CaseResult>& cases, const InstanceThresholds& t,
                                       const RunSpan& span);
 

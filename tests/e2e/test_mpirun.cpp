@@ -123,8 +123,16 @@ TEST_F(E2E, CorruptedResultIsCountedAndFailsTheRun) {
   EXPECT_EQ(doc["cases"][1]["wrong"], 1);
   EXPECT_EQ(doc["verdict"]["exit_code"], 3);
   bool reported = false;
-  for (const auto& f : doc["findings"]) reported |= f["code"] == "WRONG_RESULTS" && f["tag"] == "FAIL";
+  for (const auto& f : doc["findings"]) {
+    if (f["code"] != "WRONG_RESULTS") continue;
+    reported = f["tag"] == "FAIL";
+    // Rank 1 alone counted the corrupted element: a script can act on it without the message.
+    EXPECT_EQ(f["subject"], json({{"kind", "rank"}, {"hosts", {hostname()}}, {"ranks", {1}}})) << f.dump();
+  }
   EXPECT_TRUE(reported) << doc["findings"].dump();
+  EXPECT_EQ(doc["cases"][1]["wrong_ranks"], json({1}));
+  for (const auto& f : doc["findings"])
+    EXPECT_TRUE(f.contains("subject") && f["subject"].contains("kind")) << f.dump();
 }
 
 TEST_F(E2E, HungRankIsNamedAndTheResultsSoFarAreKept) {
@@ -144,6 +152,7 @@ TEST_F(E2E, HungRankIsNamedAndTheResultsSoFarAreKept) {
   EXPECT_EQ(doc["complete"], false);
   EXPECT_EQ(doc["cases"].size(), 2u);  // 8 B in both placements finished before the hang
   EXPECT_EQ(doc["findings"][0]["code"], "COLLECTIVE_HANG");
+  EXPECT_EQ(doc["findings"][0]["subject"]["kind"], "world");  // rank 0 waited; it cannot tell who stalled
   EXPECT_EQ(doc["verdict"]["exit_code"], 1);
 }
 

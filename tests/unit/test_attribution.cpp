@@ -9,6 +9,7 @@
 #include "bench/schedules.h"
 #include "reports/attribution.h"
 #include "reports/references.h"
+#include "reports/stats.h"
 
 namespace collbench::report {
 
@@ -172,9 +173,9 @@ TEST(Attribution, APairAtOnePercentIsSlowHoweverWideTheSpread) {
 }
 
 // Seen on the fake cluster (GB/s), no shaping: six pair medians with a small spread, one 14% under
-// them, every pair's iterations swinging +-25%. Beyond the pairs' MAD, but not beyond the noise of
-// its own iterations: a doubt to rerun, not a link to blame.
-TEST(Attribution, ALinkGapWithinItsIterationsNoiseIsInconclusive) {
+// them, every pair's iterations swinging +-25%. Not beyond the noise of its own iterations: no link
+// to blame. The same medians measured without noise name the link.
+TEST(Attribution, ALinkGapWithinItsIterationsNoiseIsNotALink) {
   const std::map<std::pair<int, int>, double> med{{{0, 1}, 0.245}, {{0, 2}, 0.234}, {{0, 3}, 0.257},
                                                   {{1, 2}, 0.238}, {{1, 3}, 0.232}, {{2, 3}, 0.203}};
   std::vector<PairSample> samples;
@@ -187,12 +188,9 @@ TEST(Attribution, ALinkGapWithinItsIterationsNoiseIsInconclusive) {
     }
   const Attribution at = attribute(samples, 4);
   EXPECT_TRUE(at.slow_links.empty());
-  ASSERT_EQ(at.suspect_links.size(), 1u);
-  EXPECT_EQ(at.suspect_links[0].a, 2);
-  EXPECT_EQ(at.suspect_links[0].b, 3);
+  EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{});
   const auto f = codes(attribution_findings(at, hosts(4), "pair busbw"));
-  EXPECT_EQ(f, std::vector<std::string>{"HUNT_INCONCLUSIVE"});
-  // The same medians measured without noise name the link.
+  EXPECT_EQ(std::count(f.begin(), f.end(), "SLOW_LINK"), 0);
   for (auto& p : samples) p.busbw_gbs.assign(10, med.at({p.a, p.b}));
   EXPECT_EQ(attribute(samples, 4).slow_links.size(), 1u);
 }
@@ -256,9 +254,9 @@ TEST(Attribution, TooFewSamplesIsInconclusiveNotAnAccusation) {
   EXPECT_EQ(of_kind(al, Kind::Inconclusive), (std::vector<int>{0, 6}));
 }
 
-TEST(Attribution, DisagreeingPairsAreInconclusive) {
-  // Node 0 met only two partners: slow with 1, normal with 2, and 1 is fine elsewhere. Is it
-  // node 0 or the 0-1 link? Not an accusation.
+TEST(Attribution, ASlowPairBesideANormalOneIsALinkNotTheNode) {
+  // Node 0 met only two partners: slow with 1, normal with 2, and 1 is fine elsewhere. A slow node
+  // makes every pair of it slow, so the normal pair clears node 0 and the 0-1 link is named.
   std::vector<PairSample> s;
   const std::vector<std::pair<int, int>> pairs{{0, 1}, {0, 2}, {1, 3}, {1, 4}, {2, 3}, {2, 4}, {3, 4}, {1, 2}};
   for (const auto& [a, b] : pairs) s.push_back({a, b, 0, {a == 0 && b == 1 ? 20.0 : 100.0, 100, 100}});
@@ -266,8 +264,27 @@ TEST(Attribution, DisagreeingPairsAreInconclusive) {
     if (p.a == 0 && p.b == 1) p.busbw_gbs = {20, 21, 19};
   const auto at = attribute(s, 5);
   EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{});
+  EXPECT_EQ(of_kind(at, Kind::Inconclusive), std::vector<int>{});
+  ASSERT_EQ(at.slow_links.size(), 1u);
+  EXPECT_EQ(at.slow_links[0].a, 0);
+  EXPECT_EQ(at.slow_links[0].b, 1);
+}
+
+// Node 0's pairs disagree without a link to explain them: slow with two partners of three, but
+// those pairs swing so widely that neither is beyond its own noise. Node 0 is in doubt.
+TEST(Attribution, DisagreeingPairsWithoutALinkAreInconclusive) {
+  std::vector<PairSample> s;
+  const Schedule sched = pairwise_schedule(4);
+  for (int r = 0; r < static_cast<int>(sched.size()); ++r)
+    for (const auto& [a, b] : sched[r].pairs) {
+      if (a == 0 && b != 3) s.push_back({a, b, r, {40, 110, 75, 45, 105, 75, 70}});
+      else s.push_back({a, b, r, {100, 101, 99, 100, 100, 102, 98}});
+    }
+  const auto at = attribute(s, 4);
+  EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{});
+  EXPECT_TRUE(at.slow_links.empty());
   EXPECT_EQ(at.nodes[0].kind, Kind::Inconclusive);
-  EXPECT_NE(at.nodes[0].reason.find("disagree"), std::string::npos);
+  EXPECT_NE(at.nodes[0].reason.find("disagree"), std::string::npos) << at.nodes[0].reason;
 }
 
 TEST(Attribution, FindingsCarryCodesTagsAndReferences) {
@@ -340,6 +357,141 @@ TEST(Attribution, MatrixRendering) {
             "n0    - 12.3    -\n"
             "n1 12.3    -    -\n"
             "n2    -    -    -\n");
+}
+
+// Small clusters, the common case. Per-iteration samples with +-30% swings, as on a busy host.
+std::vector<PairSample> small_cluster(int n, const Model& bw, int iters, unsigned seed, bool confirmation = false,
+                                      int round0 = 0) {
+  const Schedule s = pairwise_schedule(n);
+  auto m = noisy(0.3, bw, seed);
+  std::vector<PairSample> out = measure(s, iters, m);
+  for (auto& p : out) {
+    p.round += round0;
+    p.confirmation = confirmation;
+  }
+  return out;
+}
+
+AttributionOptions confirmed() {
+  AttributionOptions o;
+  o.require_confirmation = true;
+  return o;
+}
+
+// Re-measures every suspect against its best healthy partner, as the hunt's confirmation does.
+std::vector<PairSample> with_confirmation(std::vector<PairSample> s, int n, const Model& bw, unsigned seed,
+                                         int iters = 5) {
+  const Attribution first = attribute(s, n);
+  std::vector<int> healthy;
+  for (const auto& nv : first.nodes)
+    if (nv.kind == Kind::Healthy) healthy.push_back(nv.node);
+  auto m = noisy(0.3, bw, seed + 1000);
+  int round = 100;
+  auto add = [&](int a, int b) {
+    PairSample p{std::min(a, b), std::max(a, b), round++, {}, true};
+    for (int i = 0; i < iters; ++i) p.busbw_gbs.push_back(m(p.a, p.b, p.round));
+    s.push_back(std::move(p));
+  };
+  for (const auto& nv : first.nodes)
+    if (nv.kind != Kind::Healthy && !healthy.empty()) add(nv.node, healthy.front() == nv.node ? healthy.back() : healthy.front());
+  for (const auto* ls : {&first.slow_links, &first.suspect_links})
+    for (const auto& l : *ls) add(l.a, l.b);
+  return s;
+}
+
+TEST(AttributionSmall, ASlowNodeIsNamedAtThreeAndFourNodes) {
+  for (int n : {3, 4}) {
+    for (unsigned seed = 1; seed <= 10; ++seed) {
+      SCOPED_TRACE(testing::Message() << n << " nodes, seed " << seed);
+      const Model bw = slow_nodes({n - 1}, 0.15);
+      const auto s = with_confirmation(small_cluster(n, bw, 5, seed), n, bw, seed);
+      const auto at = attribute(s, n, confirmed());
+      EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{n - 1});
+      EXPECT_EQ(of_kind(at, Kind::Inconclusive), std::vector<int>{});
+      EXPECT_TRUE(at.slow_links.empty());
+      EXPECT_NE(at.nodes[n - 1].reason.find("confirmation"), std::string::npos) << at.nodes[n - 1].reason;
+    }
+  }
+}
+
+// The ctest case of the hunt on the fake cluster, 4 nodes x 2 ranks, node 2 limited: every pair
+// with node 2 about 0.011 GB/s, the others 0.044-0.10. Half the pairs touch the slow node, which
+// is why a median over all pairs could not separate them; held against the pairs without it, it can.
+TEST(AttributionSmall, HalfThePairsSlowAtFourNodesIsTheirCommonNode) {
+  const std::map<std::pair<int, int>, double> med{{{0, 1}, 0.044}, {{0, 2}, 0.0112}, {{0, 3}, 0.10},
+                                                  {{1, 2}, 0.0115}, {{1, 3}, 0.071}, {{2, 3}, 0.0113}};
+  const Model bw = [&](int a, int b, int) { return med.at({a, b}); };
+  const auto s = with_confirmation(small_cluster(4, bw, 10, 3), 4, bw, 3);
+  const auto at = attribute(s, 4, confirmed());
+  EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{2});
+  EXPECT_EQ(of_kind(at, Kind::Inconclusive), std::vector<int>{});
+  EXPECT_TRUE(at.slow_links.empty());
+}
+
+TEST(AttributionSmall, ASlowLinkAtThreeNodesIsTheLink) {
+  const Model bw = [](int a, int b, int) { return a == 0 && b == 1 ? 15.0 : 100.0; };
+  const auto s = with_confirmation(small_cluster(3, bw, 8, 5), 3, bw, 5);
+  const auto at = attribute(s, 3, confirmed());
+  EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{});
+  ASSERT_EQ(at.slow_links.size(), 1u);
+  EXPECT_EQ(at.slow_links[0].a + at.slow_links[0].b, 1);
+}
+
+// The false-alarm rate the rule is built for, measured: healthy clusters of 3 to 8 nodes whose
+// iterations swing +-30% (uniform), 200 hunts per size. With 10 samples a pair (a hunt's round
+// takes more unless its pairs are very slow) none may end with a straggler or a slow link; with 5,
+// at most 1 in 500. Printed, so a change of rule shows what it costs.
+TEST(AttributionSmall, NoiseAloneNeverAccuses) {
+  for (int iters : {5, 10}) {
+    int hunts = 0, accused = 0, doubtful = 0;
+    for (int n = 3; n <= 8; ++n)
+      for (unsigned seed = 1; seed <= 200; ++seed) {
+        const Model bw = slow_nodes({}, 1);
+        const auto at =
+            attribute(with_confirmation(small_cluster(n, bw, iters, seed), n, bw, seed, iters), n, confirmed());
+        ++hunts;
+        accused += !of_kind(at, Kind::Straggler).empty() || !at.slow_links.empty();
+        doubtful += !of_kind(at, Kind::Inconclusive).empty() || !at.suspect_links.empty();
+      }
+    std::printf("noise only, %d samples a pair: %d of %d hunts accused a node or link, %d inconclusive\n", iters,
+                accused, hunts, doubtful);
+    EXPECT_LE(accused, iters >= 10 ? 0 : hunts / 500) << iters << " samples";
+    EXPECT_LT(doubtful, hunts / 10) << iters << " samples";
+  }
+}
+
+TEST(AttributionSmall, AStragglerIsNamedOnlyWhenConfirmed) {
+  const int n = 5;
+  const Model bw = slow_nodes({1}, 0.2);
+  const auto first = small_cluster(n, bw, 5, 9);
+  // No confirmation measured: in doubt, and said why.
+  const auto none = attribute(first, n, confirmed());
+  EXPECT_EQ(of_kind(none, Kind::Straggler), std::vector<int>{});
+  EXPECT_EQ(of_kind(none, Kind::Inconclusive), std::vector<int>{1});
+  EXPECT_NE(none.nodes[1].reason.find("not confirmed"), std::string::npos) << none.nodes[1].reason;
+  // Normal against a healthy partner in the confirmation: the first rounds were not the node.
+  auto cleared = first;
+  cleared.push_back({1, 3, 50, {100, 98, 103, 99, 101}, true});
+  const auto c = attribute(cleared, n, confirmed());
+  EXPECT_EQ(of_kind(c, Kind::Straggler), std::vector<int>{});
+  EXPECT_EQ(c.nodes[1].kind, Kind::Inconclusive);
+  EXPECT_NE(c.nodes[1].reason.find("normal with n3"), std::string::npos) << c.nodes[1].reason;
+  // Slow again: named.
+  auto again = first;
+  again.push_back({1, 3, 50, {20, 21, 19, 20, 22}, true});
+  EXPECT_EQ(of_kind(attribute(again, n, confirmed()), Kind::Straggler), std::vector<int>{1});
+}
+
+TEST(AttributionSmall, TwoNodesJudgeNoNodeAndSaySo) {
+  std::vector<PairSample> s{{0, 1, 0, {10, 11, 9, 10}}};
+  const auto at = attribute(s, 2, confirmed());
+  EXPECT_TRUE(at.two_nodes);
+  EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{});
+  const auto f = attribution_findings(at, hosts(2), "pair busbw");
+  ASSERT_EQ(codes(f), std::vector<std::string>{"HUNT_TWO_NODES"});
+  EXPECT_EQ(f[0].tag, Tag::Info);
+  EXPECT_NE(f[0].message.find("10 on pair busbw"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].message.find("cannot be pinned"), std::string::npos);
 }
 
 }  // namespace collbench::report

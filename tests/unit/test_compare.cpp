@@ -105,4 +105,36 @@ TEST(Compare, VersionChangesAreListedNextToTheVerdict) {
     }
 }
 
+TEST(Compare, ARegressionIsAboutTheGroupThatRegressed) {
+  // --scope node: one case per node and size; only node b's own collective got slower.
+  const auto on = [](std::vector<json> cases, int id, std::vector<int> ranks) {
+    for (auto& c : cases) c["group"] = {{"scope", "node"}, {"id", id}, {"ranks", ranks}};
+    return cases;
+  };
+  const auto run = [&](double slow_b) {
+    auto cases = on(sweep(1.0, 0.01), 0, {0, 1});
+    for (auto& c : on(sweep(slow_b, 0.01), 1, {2, 3})) cases.push_back(c);
+    json doc = make_run(cases, 4);
+    doc["world"]["nodes"] = json::parse(R"([{"name": "a", "ranks": [0, 1]}, {"name": "b", "ranks": [2, 3]}])");
+    return doc;
+  };
+  const auto c = compare_runs(run(1.0), run(1.25), 0.05);
+  EXPECT_EQ(c.cases.size(), 6u);  // node a's cases are not compared with node b's
+  int regressions = 0;
+  for (const auto& f : c.findings) {
+    if (f.code != "REGRESSION") {
+      EXPECT_EQ(f.subject, Subject::world()) << f.code;
+      continue;
+    }
+    ++regressions;
+    EXPECT_EQ(f.subject, Subject::node("b", {2, 3}));
+    EXPECT_NE(f.message.find("at 1 MiB on node b:"), std::string::npos) << f.message;
+  }
+  EXPECT_EQ(regressions, 1);
+  // A world run's regression blames no node.
+  const auto w = compare_runs(make_run(sweep(1.0, 0.01)), make_run(sweep(1.25, 0.01)), 0.05);
+  for (const auto& f : w.findings) EXPECT_EQ(f.subject, Subject::world()) << f.code;
+  EXPECT_TRUE(has(w, "REGRESSION"));
+}
+
 }  // namespace collbench::report

@@ -634,3 +634,47 @@ TEST(EnvAuditCollect, UserNcclDebugIsLeftAlone) {
 }
 
 }  // namespace collbench
+
+// ---- subjects ----
+
+namespace collbench::report {
+
+TEST(EnvAuditSubject, NodeFactsNameTheNodesSettingsNameTheWorld) {
+  auto ranks = cluster();
+  ranks.push_back(healthy(9, "node-b"));
+  ranks[1].memlock_kb = 64;
+  ranks[2].memlock_kb = 64;
+  ranks[0].shm_bytes = kKubernetesShmBytes;
+  ranks[1].versions["nccl"] = "2.19.3";
+  ranks[1].env["NCCL_PROTO"] = "ll";
+  const auto fs = audit_environment(ranks, p4d());
+  EXPECT_EQ(find(fs, "MEMLOCK_LOW")->subject, Subject::node("node-b", {8, 9}));
+  EXPECT_EQ(find(fs, "SHM_TOO_SMALL")->subject, Subject::node("node-a", {0}));
+  for (const char* world : {"VERSION_INFO", "NCCL_VERSION_MISMATCH", "ENV_MISMATCH", "STACK_OK", "EFA_DEVICES_OK"})
+    EXPECT_EQ(find(fs, world)->subject, Subject::world()) << world;
+}
+
+TEST(EnvAuditSubject, MissingDevicesAndGpusNameTheirNodes) {
+  auto ranks = cluster();
+  ranks[1].efa_devices = 2;
+  ranks[0].gpus_visible = 7;
+  ranks[1].ofi_plugin.clear();
+  ranks[0].stack_kb = 1024;
+  const auto fs = audit_environment(ranks, p4d());
+  EXPECT_EQ(find(fs, "EFA_DEVICES_MISSING")->subject, Subject::node("node-b", {8}));
+  EXPECT_EQ(find(fs, "GPU_COUNT_MISMATCH")->subject, Subject::node("node-a", {0}));
+  EXPECT_EQ(find(fs, "OFI_PLUGIN_MISSING")->subject, Subject::node("node-b", {8}));
+  EXPECT_EQ(find(fs, "STACK_LIMIT")->subject, Subject::node("node-a", {0}));
+}
+
+TEST(EnvAuditSubject, LogFindingsGetTheHostsOfTheirRanks) {
+  auto ranks = cluster();
+  ranks[1].nccl_log = parse_nccl_log("h:1:1 [0] NCCL INFO Using network Socket\nNCCL WARN Cuda failure 'x'\n");
+  ranks[0].nccl_log = parse_nccl_log("h:1:1 [0] NCCL INFO Using network AWS Libfabric\n");
+  const auto fs = audit_environment(ranks, p4d());
+  EXPECT_EQ(find(fs, "EFA_TCP_FALLBACK")->subject, Subject::node("node-b", {8}));
+  EXPECT_EQ(find(fs, "CUDA_ERROR")->subject, Subject::rank(8, "node-b"));
+  EXPECT_EQ(find(fs, "NET_TRANSPORT")->subject, Subject::world());
+}
+
+}  // namespace collbench::report

@@ -42,6 +42,35 @@ TEST(GroupVerdicts, SlowRailNamesTheLocalRank) {
   EXPECT_EQ(f[0].reference, ref::kEfaConfig);
 }
 
+TEST(GroupVerdicts, SubjectsNameTheSlowNodeOrRail) {
+  auto g = nodes({300, 305, 180, 298});
+  for (std::size_t i = 0; i < g.size(); ++i) g[i].ranks = {int(2 * i), int(2 * i + 1)};
+  auto f = group_findings(g, judge_groups(g), GroupKind::Node, "x");
+  ASSERT_EQ(codes(f), std::vector<std::string>{"SLOW_NODE_LOCAL"});
+  EXPECT_EQ(f[0].subject, Subject::node("node2", {4, 5}));
+  // The hunt's node phase gives labels only: the label is the host.
+  f = group_findings(nodes({300, 305, 180, 298}), judge_groups(g), GroupKind::Node, "x");
+  EXPECT_EQ(f[0].subject, Subject::node("node2"));
+
+  std::vector<GroupScore> rails;
+  for (int i = 0; i < 4; ++i)
+    rails.push_back({"local rank " + std::to_string(i), i == 1 ? 20.0 : 45.0, 20, 0, {i, i + 4}, {"a", "b"}});
+  f = group_findings(rails, judge_groups(rails), GroupKind::Rail, "x");
+  ASSERT_EQ(codes(f), std::vector<std::string>{"SLOW_RAIL"});
+  EXPECT_EQ(f[0].subject.kind, SubjectKind::Rail);
+  EXPECT_EQ(f[0].subject.ranks, (std::vector<int>{1, 5}));
+  EXPECT_EQ(f[0].subject.hosts, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(GroupVerdicts, InconclusiveNamesTheDoubtfulGroupsAndEvenTheWorld) {
+  const auto two = nodes({100, 60});
+  const auto f = group_findings(two, judge_groups(two), GroupKind::Node, "x");
+  ASSERT_EQ(codes(f), std::vector<std::string>{"GROUPS_INCONCLUSIVE"});
+  EXPECT_EQ(f[0].subject, Subject::nodes({"node0", "node1"}));
+  const auto even = nodes({100, 99.5, 100.4});
+  EXPECT_EQ(group_findings(even, judge_groups(even), GroupKind::Node, "x")[0].subject, Subject::world());
+}
+
 TEST(GroupVerdicts, SmallSpreadFlagsNoOne) {
   const auto g = nodes({100, 99.5, 100.4, 99.9, 100.2});
   const auto j = judge_groups(g);

@@ -10,7 +10,8 @@ HuntRecord three_nodes() {
   r.header.tool_version = "0.1.0";
   r.header.world.ranks = 6;
   r.header.world.nodes = {{"a", {0, 1}}, {"b", {2, 3}}, {"c", {4, 5}}};
-  r.plan = {"auto", "all_reduce", 1 << 20, 0.01, 0.6, 4};
+  r.plan = {"auto", "all_reduce", 1 << 20, true, 0.01, 0.6, 4, 120, 200};
+  r.not_measured = {{1, 2}};
   r.rounds = {{"node", 0, 0.5, {}}, {"pairs", 1, 1.5, {{0, 1}}}, {"pairs", 2, 1.25, {{0, 2}}}, {"pairs", 3, 1.0, {{1, 2}}}};
   r.node_phase = {{"a", 10, 5}, {"b", 10.5, 5}, {"c", 9.8, 5}};
   r.samples = {{0, 1, 1, {4, 5, 6}}, {0, 2, 2, {5, 5, 5}}, {1, 2, 3, {1, 2, 3}}};
@@ -25,6 +26,12 @@ TEST(HuntJson, DocumentCarriesRoundsMatrixAndVerdicts) {
   EXPECT_EQ(d["schema"], kHuntSchema);
   EXPECT_EQ(d["hunt"]["pattern"], "auto");
   EXPECT_EQ(d["hunt"]["planned_rounds"], 4);
+  EXPECT_EQ(d["hunt"]["bytes_chosen_by"], "probe");
+  EXPECT_EQ(d["hunt"]["budget_s"], 120);
+  EXPECT_EQ(d["hunt"]["max_iters"], 200);
+  EXPECT_EQ(d["not_measured"]["pairs"][0]["hosts"], nlohmann::json({"b", "c"}));
+  EXPECT_FALSE(d["not_measured"]["node_phase"].get<bool>());
+  EXPECT_EQ(d["rounds"][1]["pairs"][0]["iterations"], 3);
   ASSERT_EQ(d["rounds"].size(), 4u);
   EXPECT_EQ(d["rounds"][0]["phase"], "node");
   EXPECT_TRUE(d["rounds"][0]["pairs"].empty());

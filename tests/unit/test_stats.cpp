@@ -81,4 +81,33 @@ TEST(ResultFindings, WrongExactAndUnchecked) {
   EXPECT_EQ(codes(result_findings({unchecked})), std::vector<std::string>{"RESULTS_UNCHECKED"});
 }
 
+TEST(ResultFindings, WrongResultsNameTheRanksAndTheirHosts) {
+  CaseResult ok, bad1, bad2, unchecked;
+  ok.wrong = 0;
+  bad1.wrong = 4;
+  bad1.wrong_ranks = {3};
+  bad2.wrong = 1;
+  bad2.wrong_ranks = {3};
+  const std::vector<NodeInfo> nodes = {{"node-a", {0, 1}}, {"node-b", {2, 3}}};
+  const auto one = result_findings({ok, bad1, bad2}, nodes);
+  ASSERT_EQ(one[0].code, "WRONG_RESULTS");
+  EXPECT_EQ(one[0].subject.kind, SubjectKind::Rank);
+  EXPECT_EQ(one[0].subject.ranks, std::vector<int>{3});
+  EXPECT_EQ(one[0].subject.hosts, std::vector<std::string>{"node-b"});
+  EXPECT_NE(one[0].message.find("5 wrong elements on rank 3 (node-b) in 2 of 3 cases"), std::string::npos)
+      << one[0].message;
+
+  bad2.wrong_ranks = {0, 2};
+  const auto two = result_findings({bad1, bad2}, nodes);
+  EXPECT_EQ(two[0].subject.kind, SubjectKind::Rank);
+  EXPECT_EQ(two[0].subject.ranks, (std::vector<int>{0, 2, 3}));
+  EXPECT_EQ(two[0].subject.hosts, (std::vector<std::string>{"node-a", "node-b"}));
+
+  // Without per-rank counts (nccl-tests output) nobody can be named.
+  bad1.wrong_ranks.clear();
+  EXPECT_EQ(result_findings({bad1}, nodes)[0].subject, Subject::world());
+  EXPECT_EQ(result_findings({ok})[0].subject, Subject::world());
+  EXPECT_EQ(result_findings({unchecked})[0].subject, Subject::world());
+}
+
 }  // namespace collbench::report

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "bench/stopping.h"
 
@@ -54,6 +55,26 @@ TEST(Stopping, AdaptiveBatchesReachMinimumThenDouble) {
   EXPECT_EQ(next_batch(p, 10), 10);
   EXPECT_EQ(next_batch(p, 40), 40);
   EXPECT_EQ(next_batch(p, 100000), 1000);
+}
+
+TEST(Stopping, BatchesEndNearTheTimeCapAndAtTheCount) {
+  IterPolicy p;
+  p.adaptive = true;
+  p.min_samples = 3;
+  p.max_time_s = 1.0;
+  // 3 samples in 0.3 s: 0.1 s each, 0.7 s left, so 7 more rather than doubling past the cap.
+  EXPECT_EQ(next_batch(p, 3, 0.3), 3);
+  EXPECT_EQ(next_batch(p, 6, 0.3), 6);
+  EXPECT_EQ(next_batch(p, 20, 0.8), 5);
+  EXPECT_EQ(next_batch(p, 20, 2.0), 1) << "past the cap a batch is never empty; decide_stop ends it";
+  p.max_samples = 22;
+  EXPECT_EQ(next_batch(p, 20, 0.1), 2);
+  const std::vector<double> noisy{1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2};
+  const auto d = decide_stop(p, noisy, 0.1);
+  EXPECT_TRUE(d.stop);
+  EXPECT_EQ(d.reason, StopReason::Count);
+  EXPECT_EQ(stop_reason_name(d.reason), "max_samples");
+  EXPECT_FALSE(decide_stop(p, std::span<const double>(noisy).first(21), 0.1).stop);
 }
 
 }  // namespace collbench

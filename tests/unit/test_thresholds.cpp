@@ -148,4 +148,19 @@ TEST(ThresholdVerdicts, FailWarnPassBySizeAndNodeCount) {
   EXPECT_EQ(fs_[0].code, "THRESHOLDS_SKIPPED");
 }
 
+TEST(ThresholdVerdicts, OneNodeIsTheSubjectOfItsOwnBandwidth) {
+  TempFile f(kGood);
+  const auto t = load_thresholds_file(f.path.string());
+  const RunSpan one{1, 2, {"node-a"}, {4, 5}}, two{2, 16, {"a", "b"}, {}};
+  for (double busbw : {9.9, 15.0, 25.0}) {
+    const auto fs_ = judge_thresholds({case_at("all_reduce", 1 << 20, busbw)}, t, one);
+    ASSERT_EQ(fs_.size(), 1u);
+    EXPECT_EQ(fs_[0].subject, Subject::node("node-a", {4, 5})) << fs_[0].code;
+  }
+  EXPECT_EQ(judge_thresholds({case_at("all_reduce", 1 << 20, 1)}, t, two)[0].subject, Subject::world());
+  // The sweep's own settings and skipped checks blame no node.
+  EXPECT_EQ(judge_thresholds({case_at("all_reduce", 1 << 19, 100)}, t, one)[0].subject, Subject::world());
+  EXPECT_EQ(judge_thresholds({case_at("all_gather", 1 << 20, 1)}, t, one)[0].subject, Subject::world());
+}
+
 }  // namespace collbench::report
