@@ -48,6 +48,7 @@ struct FabricOptions {
   std::string pattern = "auto";  // auto | pairwise | screen
   double timeout_s = 30;
   std::string output;   // -o FILE: the JSON document
+  double budget_s = 0;  // the whole run's wall time, checked between rounds; 0: by the schedule
   int silent_rank = -1;  // testing: this rank never answers (--inject silent:RANK)
 };
 

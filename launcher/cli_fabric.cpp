@@ -31,6 +31,10 @@ CLI::App* add_fabric_subcommand(CLI::App& app, FabricOptions& o, std::map<std::s
       ->capture_default_str();
   f->add_option("--timeout", o.timeout_s, "Seconds to wait for any one completion; past it the peer is named")
       ->capture_default_str();
+  f->add_option("--budget", raw["budget"],
+                 "Wall time for the whole run, e.g. 300, 90s, 5m (default: 60 s plus 15 s per round and two for "
+                 "confirmation); checked between rounds: rounds it does not reach are reported as not measured")
+      ->default_str("by the schedule");
   f->add_option("-o,--output,--json", o.output, "Write the fabric JSON document here (atomically)");
   f->add_option("--inject", raw["inject"], "Testing only: silent:RANK makes that rank never answer")
       ->group("");  // hidden
@@ -57,6 +61,7 @@ void finish_fabric_options(FabricOptions& o, std::map<std::string, std::string>&
   if (!(o.timeout_s > 0)) throw UsageError(fmt::format("--timeout {:g}: give a positive number of seconds", o.timeout_s));
   if (o.pattern != "auto" && o.pattern != "pairwise" && o.pattern != "screen")
     throw UsageError(fmt::format("--pattern '{}': use auto, pairwise or screen", o.pattern));
+  if (!raw["budget"].empty()) o.budget_s = parse_duration(raw["budget"], "--budget");
   if (o.provider.empty()) throw UsageError("--provider: give a provider name (fi_info -l lists them) or auto");
   if (const std::string& inj = raw["inject"]; !inj.empty()) {
     try {

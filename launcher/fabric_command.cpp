@@ -39,6 +39,7 @@ int fabric_command(const Command&, const std::vector<std::string>&) {
 #include "bench/schedules.h"
 #include "bench/sizes.h"
 #include "launcher/agree.h"
+#include "launcher/confirmation.h"
 #include "launcher/env_collect.h"
 #include "launcher/fabric_results.h"
 #include "launcher/verdicts.h"
@@ -179,39 +180,78 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
   plan.pingpong = {o.warmup, o.iters, 1, o.timeout_s};
   plan.stream = {o.bw_warmup, o.bw_iters, o.window, o.timeout_s};
 
-  nlohmann::json mine = nlohmann::json::array();
-  for (std::size_t r = 0; r < schedule.size(); ++r) {
-    const auto lane = ofi::lane_of(rank, schedule, static_cast<int>(r), units);
-    if (lane) {
-      const bool initiator = lane->rank_a == rank;
-      const int peer = initiator ? lane->rank_b : lane->rank_a;
-      if (rank == o.silent_rank)
-        for (;;) std::this_thread::sleep_for(std::chrono::hours(1));  // --inject silent: never answer
-      plan.tag_base = static_cast<std::uint64_t>(r) * 100000;
-      try {
-        const ofi::LaneSamples s = ofi::run_lane(*ep, peer, initiator, plan);
-        mine.push_back(lane_samples_json(*lane, initiator, s));
-      } catch (const ofi::PeerTimeout& e) {
-        const Finding f{"FABRIC_PEER_TIMEOUT", report::Tag::Fail, report::Priority::P0,
-                        fmt::format("rank {} (host {}) got no answer from rank {} (host {}) in round {}: {}; that "
-                                    "process is hung, dead or unreachable over {}",
-                                    rank, host, e.peer, hosts[static_cast<std::size_t>(e.peer)], r, e.phase,
-                                    ep->facts().provider),
-                        report::ref::kTimeoutHang};
-        abort_run(comm, report::render_finding(f, false));
-      } catch (const std::exception& e) {
-        abort_run(comm, fmt::format("collbench: error: round {}, with rank {} (host {}): {}", r, peer,
-                                    hosts[static_cast<std::size_t>(peer)], e.what()));
+  // Rank 0's clock decides whether the budget fits another round; every rank follows.
+  const double t0 = MPI_Wtime();
+  const double budget = o.budget_s > 0 ? o.budget_s : 60.0 + 15.0 * (static_cast<double>(schedule.size()) + 2);
+  if (rank == 0) results.set_budget(budget);
+  // Runs `rounds`, numbered from `first`, and gathers their lanes to rank 0. Rounds the budget
+  // does not reach are recorded as not measured.
+  auto run_rounds = [&](const Schedule& rounds, int first) {
+    nlohmann::json mine = nlohmann::json::array();
+    for (std::size_t r = 0; r < rounds.size(); ++r) {
+      int spent = rank == 0 && MPI_Wtime() - t0 > budget ? 1 : 0;
+      MPI_CHECK(MPI_Bcast(&spent, 1, MPI_INT, 0, comm));
+      if (spent) {
+        if (rank == 0)
+          for (std::size_t j = r; j < rounds.size(); ++j) results.add_not_measured(rounds[j].pairs);
+        break;
       }
+      const int index = first + static_cast<int>(r);
+      auto lane = ofi::lane_of(rank, rounds, static_cast<int>(r), units);
+      if (lane) {
+        lane->round = index;
+        const bool initiator = lane->rank_a == rank;
+        const int peer = initiator ? lane->rank_b : lane->rank_a;
+        if (rank == o.silent_rank)
+          for (;;) std::this_thread::sleep_for(std::chrono::hours(1));  // --inject silent: never answer
+        plan.tag_base = static_cast<std::uint64_t>(index) * 100000;
+        try {
+          const ofi::LaneSamples s = ofi::run_lane(*ep, peer, initiator, plan);
+          mine.push_back(lane_samples_json(*lane, initiator, s));
+        } catch (const ofi::PeerTimeout& e) {
+          const Finding f{"FABRIC_PEER_TIMEOUT", report::Tag::Fail, report::Priority::P0,
+                          fmt::format("rank {} (host {}) got no answer from rank {} (host {}) in round {}: {}; that "
+                                      "process is hung, dead or unreachable over {}",
+                                      rank, host, e.peer, hosts[static_cast<std::size_t>(e.peer)], index, e.phase,
+                                      ep->facts().provider),
+                          report::ref::kTimeoutHang, report::Subject::rank(e.peer, hosts[static_cast<std::size_t>(e.peer)])};
+          abort_run(comm, report::render_finding(f, false));
+        } catch (const std::exception& e) {
+          abort_run(comm, fmt::format("collbench: error: round {}, with rank {} (host {}): {}", index, peer,
+                                      hosts[static_cast<std::size_t>(peer)], e.what()));
+        }
+      }
+      MPI_CHECK(MPI_Barrier(comm));
     }
-    MPI_CHECK(MPI_Barrier(comm));
-  }
+    const std::vector<std::string> parts = gather_strings(mine.dump());
+    if (rank == 0)
+      for (const auto& p : parts) results.add_lanes(nlohmann::json::parse(p));
+  };
 
-  const std::vector<std::string> parts = gather_strings(mine.dump());
+  run_rounds(schedule, 0);
+  // Confirmation: units whose pairs disagree, or that look slow, measured again against the
+  // healthiest units, and doubtful links again, before any verdict.
+  Schedule confirm;
+  if (rank == 0) {
+    const std::vector<report::Attribution> first = results.first_verdicts();
+    std::vector<const report::Attribution*> ptrs;
+    for (const auto& a : first) ptrs.push_back(&a);
+    confirm = confirmation_schedule(ptrs);
+    results.add_confirmation(confirm);
+    if (!confirm.empty()) {
+      std::string text = fmt::format("# confirmation: {} round(s):", confirm.size());
+      for (const auto& r : confirm)
+        for (const auto& [a, b] : r.pairs) text += fmt::format(" {}<->{}", units[a].name, units[b].name);
+      std::printf("%s\n", text.c_str());
+      std::fflush(stdout);
+    }
+  }
+  confirm = broadcast_schedule(confirm, comm);
+  run_rounds(confirm, static_cast<int>(schedule.size()));
+
   int exit_code = 0;
   const int failed = agree(control, [&] {
     if (rank != 0) return;
-    for (const auto& p : parts) results.add_lanes(nlohmann::json::parse(p));
     exit_code = results.finish(use_color(cmd.verdict.color), o.output);
   });
   if (failed != 0)

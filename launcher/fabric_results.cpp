@@ -4,11 +4,14 @@
 #include <cstdio>
 
 #include "bench/sizes.h"
+#include <fmt/format.h>
+
 #include "reports/fabric_json.h"
 #include "reports/fabric_math.h"
 #include "reports/fabric_text.h"
 #include "reports/fabric_verdicts.h"
 #include "reports/journal.h"
+#include "reports/references.h"
 #include "reports/stats.h"
 #include "reports/summary.h"
 
@@ -138,6 +141,25 @@ void FabricResults::add_lanes(const json& lanes) {
   }
 }
 
+void FabricResults::add_confirmation(const Schedule& rounds) {
+  run_.main_rounds = static_cast<int>(run_.rounds.size());
+  for (const auto& r : rounds) run_.rounds.push_back(r.pairs);
+}
+
+void FabricResults::add_not_measured(const std::vector<std::pair<int, int>>& pairs) {
+  run_.not_measured.insert(run_.not_measured.end(), pairs.begin(), pairs.end());
+}
+
+std::vector<report::Attribution> FabricResults::first_verdicts() const {
+  std::vector<report::Attribution> out;
+  for (auto m : {report::FabricMeasure::Latency, report::FabricMeasure::Bandwidth}) {
+    const auto samples = report::fabric_pair_samples(run_, m);
+    if (!samples.empty())
+      out.push_back(report::attribute(samples, static_cast<int>(run_.units.size()), report::fabric_attribution_options(m)));
+  }
+  return out;
+}
+
 int FabricResults::finish(bool color, const std::string& output) {
   std::sort(run_.pairs.begin(), run_.pairs.end(), [](const auto& x, const auto& y) {
     return std::tie(x.round, x.a, x.b) < std::tie(y.round, y.a, y.b);
@@ -159,10 +181,22 @@ int FabricResults::finish(bool color, const std::string& output) {
     const auto samples = report::fabric_pair_samples(run_, m);
     if (samples.empty()) continue;
     auto& slot = m == report::FabricMeasure::Latency ? lat : bw;
-    slot = report::attribute(samples, n, report::fabric_attribution_options(m));
+    report::AttributionOptions rule = report::fabric_attribution_options(m);
+    rule.require_confirmation = run_.main_rounds >= 0;
+    slot = report::attribute(samples, n, rule);
     text += report::render_fabric_matrix(*slot, run_, m == report::FabricMeasure::Latency);
     const auto f = report::fabric_attribution_findings(*slot, run_, m);
     findings.insert(findings.end(), f.begin(), f.end());
+  }
+  if (!run_.not_measured.empty()) {
+    std::string pairs;
+    for (const auto& [a, b] : run_.not_measured)
+      pairs += fmt::format("{}{}<->{}", pairs.empty() ? "" : ", ", run_.units[a].name, run_.units[b].name);
+    findings.push_back({"FABRIC_BUDGET_SPENT", report::Tag::Warn, report::Priority::P2,
+                        fmt::format("the budget of {:.0f} s ran out before these pairs were measured: {}; the verdicts "
+                                    "use what was measured; rerun with a larger --budget or fewer sizes",
+                                    run_.budget_s, pairs),
+                        report::ref::kPairwise});
   }
   const int exit_code = report::exit_code_for(findings, verdict_.fail_on_warn);
   std::fputs(text.c_str(), stdout);

@@ -12,6 +12,7 @@
 #include "bench/ofi/lanes.h"
 #include "bench/ofi/provider_choice.h"
 #include "launcher/cli.h"
+#include "reports/attribution.h"
 #include "reports/fabric_result.h"
 #include "reports/thresholds.h"
 
@@ -33,6 +34,13 @@ class FabricResults {
 
   // A gathered array of lane_samples_json() objects.
   void add_lanes(const nlohmann::json& lanes);
+
+  void set_budget(double seconds) { run_.budget_s = seconds; }
+  // The pair rounds are done: what follows is confirmation (`rounds`, maybe none).
+  void add_confirmation(const Schedule& rounds);
+  void add_not_measured(const std::vector<std::pair<int, int>>& pairs);
+  // Latency and bandwidth verdicts of the pair rounds so far, without confirmation: whom to confirm.
+  std::vector<report::Attribution> first_verdicts() const;
 
   // Prints tables, matrices, findings and the summary; writes `output` (atomically) unless empty.
   // Returns the exit code.

@@ -12,6 +12,7 @@
 #include "bench/mpi_control.h"
 #include "bench/schedules.h"
 #include "launcher/agree.h"
+#include "launcher/confirmation.h"
 #include "launcher/hunt_phases.h"
 #include "launcher/verdicts.h"
 #include "launcher/world.h"
@@ -36,27 +37,6 @@ constexpr std::uint64_t kProbeMinBytes = 1ull << 20;
 constexpr std::uint64_t kProbeMaxBytes = 64ull << 20;
 constexpr double kLongRound_s = 2.0;
 
-// Rank 0's schedule on every process.
-Schedule broadcast_schedule(const Schedule& mine) {
-  std::vector<int> flat;
-  for (const auto& r : mine) {
-    flat.push_back(static_cast<int>(r.pairs.size()));
-    for (const auto& [a, b] : r.pairs) flat.insert(flat.end(), {a, b});
-  }
-  int size = static_cast<int>(flat.size());
-  MPI_CHECK(MPI_Bcast(&size, 1, MPI_INT, 0, MPI_COMM_WORLD));
-  flat.resize(static_cast<std::size_t>(size));
-  MPI_CHECK(MPI_Bcast(flat.data(), size, MPI_INT, 0, MPI_COMM_WORLD));
-  Schedule out;
-  for (std::size_t i = 0; i < flat.size();) {
-    Round r;
-    const int pairs = flat[i++];
-    for (int p = 0; p < pairs; ++p, i += 2) r.pairs.push_back({flat[i], flat[i + 1]});
-    out.push_back(std::move(r));
-  }
-  return out;
-}
-
 std::string pairs_text(const std::vector<std::pair<int, int>>& pairs, const std::vector<report::NodeInfo>& nodes) {
   std::string out;
   for (const auto& [a, b] : pairs) out += fmt::format("{}{}<->{}", out.empty() ? "" : "  ", nodes[a].name, nodes[b].name);
@@ -77,36 +57,6 @@ std::string plan_text(const report::HuntPlan& p, const Schedule& s, bool node_ph
                      "the iterations are done (one iteration of the median pair takes {:.3g} ms)\n",
                      p.budget_s, p.budget_s == default_hunt_budget_s(p.planned_rounds) ? " (default: 60 s + 15 s per round)" : "",
                      p.probe_iteration_s * 1e3);
-  return out;
-}
-
-// The confirmation: each node in doubt (or accused) paired with a healthy node, best first and
-// never another node in doubt; then the slow or doubtful links themselves once more, node-disjoint
-// per round, since only the pair itself can confirm a link.
-Schedule confirmation(const report::Attribution& a) {
-  std::vector<int> suspects;
-  std::vector<const report::NodeVerdict*> good;
-  for (const auto& nv : a.nodes) {
-    if (nv.kind != report::NodeVerdict::Kind::Healthy) suspects.push_back(nv.node);
-    else good.push_back(&nv);
-  }
-  std::stable_sort(good.begin(), good.end(), [](const auto* x, const auto* y) { return x->score > y->score; });
-  std::vector<int> healthy;
-  for (const auto* nv : good) healthy.push_back(nv->node);
-  Schedule out = confirm_schedule(suspects, healthy);
-  Schedule links;
-  for (const auto* ls : {&a.slow_links, &a.suspect_links})
-    for (const auto& l : *ls) {
-      auto fits = [&](const Round& r) {
-        return std::none_of(r.pairs.begin(), r.pairs.end(), [&](const auto& p) {
-          return p.first == l.a || p.second == l.a || p.first == l.b || p.second == l.b;
-        });
-      };
-      auto it = std::find_if(links.begin(), links.end(), fits);
-      if (it == links.end()) it = links.insert(links.end(), Round{});
-      it->pairs.push_back({std::min(l.a, l.b), std::max(l.a, l.b)});
-    }
-  out.insert(out.end(), links.begin(), links.end());
   return out;
 }
 
@@ -297,8 +247,11 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
   pair_rounds("pairs", schedule);
   {
     Schedule confirm;
-    if (rank == 0) confirm = confirmation(report::attribute(record.samples, n));
-    confirm = broadcast_schedule(confirm);
+    if (rank == 0) {
+      const report::Attribution first = report::attribute(record.samples, n);
+      confirm = confirmation_schedule({&first});
+    }
+    confirm = broadcast_schedule(confirm, MPI_COMM_WORLD);
     if (rank == 0 && !confirm.empty()) {
       std::printf("# confirmation: %d round(s): ", static_cast<int>(confirm.size()));
       for (const auto& r : confirm) std::printf("%s  ", pairs_text(r.pairs, world.nodes).c_str());

@@ -58,7 +58,8 @@ json fabric_document(const FabricRun& run, const Attribution* latency, const Att
   for (std::size_t r = 0; r < run.rounds.size(); ++r) {
     json ps = json::array();
     for (const auto& [a, b] : run.rounds[r]) ps.push_back({a, b});
-    rounds.push_back({{"round", r}, {"pairs", ps}});
+    const bool confirm = run.main_rounds >= 0 && static_cast<int>(r) >= run.main_rounds;
+    rounds.push_back({{"round", r}, {"phase", confirm ? "confirm" : "pairs"}, {"pairs", ps}});
   }
   for (const auto& pr : run.pairs) {
     json lanes = json::array();
@@ -134,6 +135,12 @@ json fabric_document(const FabricRun& run, const Attribution* latency, const Att
             {"timeout_s", o.timeout_s},
             {"pattern", run.pattern}}},
           {"schedule", rounds},
+          {"budget_s", run.budget_s},
+          {"not_measured", [&] {
+             json out = json::array();
+             for (const auto& [a, b] : run.not_measured) out.push_back({a, b});
+             return out;
+           }()},
           {"pairs", pairs},
           {"matrices", matrices},
           {"attribution", verdicts},

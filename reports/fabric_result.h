@@ -80,7 +80,10 @@ struct FabricRun {
   std::vector<FabricUnit> units;  // what the schedule pairs: the nodes, or ranks on a one-node run
   bool per_rank = false;          // units are ranks
   std::string pattern;
-  std::vector<std::vector<std::pair<int, int>>> rounds;
+  std::vector<std::vector<std::pair<int, int>>> rounds;  // the schedule's, then the confirmation's
+  int main_rounds = -1;  // rounds from this index on are confirmation; -1: none were planned
+  double budget_s = 0;
+  std::vector<std::pair<int, int>> not_measured;  // unit pairs of rounds the budget did not reach
   std::vector<FabricPair> pairs;
   std::uint64_t latency_bytes = 0;    // the size the latency verdicts use (0: none measured)
   std::uint64_t bandwidth_bytes = 0;  // the size the bandwidth verdicts use (0: none measured)

@@ -101,7 +101,7 @@ std::vector<PairSample> fabric_pair_samples(const FabricRun& run, FabricMeasure 
   std::vector<PairSample> out;
   for (const auto& pair : run.pairs)
     for (const auto& lane : pair.lanes) {
-      PairSample s{pair.a, pair.b, pair.round, {}};
+      PairSample s{pair.a, pair.b, pair.round, {}, run.main_rounds >= 0 && pair.round >= run.main_rounds};
       if (m == FabricMeasure::Latency) {
         for (const auto& p : lane.latency)
           if (p.bytes == run.latency_bytes) s.busbw_gbs = latency_rates(batch_means(p.samples_us, kLatencyBatches));
@@ -123,6 +123,13 @@ AttributionOptions fabric_attribution_options(FabricMeasure m) {
 }
 
 std::vector<Finding> fabric_attribution_findings(const Attribution& a, const FabricRun& run, FabricMeasure m) {
+  // A unit is a node, or on a one-node run a rank of it.
+  auto unit_subject = [&](int u) {
+    const auto& unit = run.units.at(static_cast<std::size_t>(u));
+    if (!run.per_rank || unit.ranks.size() != 1) return Subject::node(unit.name, unit.ranks);
+    const std::string node = run.nodes.empty() ? unit.name : run.nodes.front().name;
+    return Subject::rank(unit.ranks.front(), node);
+  };
   std::vector<Finding> out;
   const std::string what = what_text(run, m);
   const std::string ref_value = value_text(m, a.cluster_median);
@@ -146,7 +153,7 @@ std::vector<Finding> fabric_attribution_findings(const Attribution& a, const Fab
                                             : fmt::format("; next step (copy, not run): scontrol update nodename={} "
                                                           "state=drain reason=\"collbench fabric: slow\"",
                                                           host)),
-                   ref::kStraggler});
+                   ref::kStraggler, unit_subject(nv.node)});
   }
   for (const auto& l : a.slow_links)
     out.push_back({fmt::format("FABRIC_SLOW_LINK_{}", suffix(m)), Tag::Fail, Priority::P1,
@@ -154,7 +161,7 @@ std::vector<Finding> fabric_attribution_findings(const Attribution& a, const Fab
                                "check the path between these two hosts",
                                name_of(run, l.a), name_of(run, l.b), what, value_text(m, l.median),
                                worse_text(m, l.drop), value_text(m, a.pair_median)),
-                   ref::kPairwise});
+                   ref::kPairwise, Subject::link(name_of(run, l.a), name_of(run, l.b))});
   if (!a.fabric_wide_rounds.empty())
     out.push_back({"FABRIC_WIDE_SLOWDOWN", Tag::Warn, Priority::P1,
                    fmt::format("round{} {}: most pairs' {} was far worse than in the other rounds; a fabric-wide "
