@@ -23,6 +23,7 @@ constexpr std::size_t kWorstPartners = 3;
 // Below this many reference pairs their medians' spread says little, so the spread of their
 // iterations stands in when it is wider.
 constexpr std::size_t kFewPairs = 5;
+constexpr std::size_t kTooFewPairs = 3;
 
 struct Pair {
   int a = 0, b = 0;
@@ -101,6 +102,9 @@ Bound reference(const Pooled& p, const std::vector<int>& pair_idx, double rel_no
     const double se = 1.2533 * iteration / std::sqrt(std::max(1.0, median(counts)));
     b.mad = std::max(b.mad, meds.size() < kFewPairs ? iteration : se);
     b.floored = std::min(std::max(b.mad, rule.min_mad_frac * b.ref), rule.max_excused * b.ref / rule.mad_k);
+    // One or two pairs say nothing of how far healthy pairs differ (on a shared host, 2x): only a
+    // pair at a quarter of them or below is slow against so little.
+    if (meds.size() < kTooFewPairs) b.floored = rule.max_excused * b.ref / rule.mad_k;
   }
   return b;
 }
@@ -108,6 +112,7 @@ Bound reference(const Pooled& p, const std::vector<int>& pair_idx, double rel_no
 struct NodePass {
   std::vector<NodeVerdict> nodes;
   std::vector<Bound> bound;    // each node's leave-one-out yardstick
+  std::vector<char> thin;      // that yardstick is one or two pairs
   std::vector<char> disagree;  // in doubt only because its pairs disagree
 };
 
@@ -117,11 +122,12 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
   out.nodes.resize(n);
   out.bound.resize(n);
   out.disagree.assign(n, 0);
+  out.thin.assign(n, 0);
   std::vector<char> straggler(n, 0);
   struct Look {
     Bound bound;
     double score = kNaN;  // median of its pairs over the reference
-    std::size_t live = 0, slow = 0;
+    std::size_t live = 0, slow = 0, far = 0, ref_pairs = 0;
     int thin = -1, slow_with = -1, normal_with = -1;
   };
   auto look = [&](int v) {
@@ -132,6 +138,7 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
       if (q.a != v && q.b != v && !straggler[q.a] && !straggler[q.b]) ref_pairs.push_back(static_cast<int>(i));
     }
     l.bound = reference(p, ref_pairs, rel_noise, o);
+    l.ref_pairs = ref_pairs.size();
     std::vector<double> mine;
     for (const auto& [u, i] : p.adj[v]) {
       if (straggler[u]) continue;
@@ -139,6 +146,7 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
       ++l.live;
       mine.push_back(q.median);
       if (q.samples < static_cast<std::size_t>(o.min_samples_per_pair) && l.thin < 0) l.thin = i;
+      if (l.bound.ref > 0 && 1 - q.median / l.bound.ref >= 3 * o.min_drop) ++l.far;
       if (l.bound.slow(q.median)) {
         ++l.slow;
         if (l.slow_with < 0) l.slow_with = u;
@@ -165,6 +173,7 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     straggler[worst] = 1;
     out.nodes[worst].kind = NodeVerdict::Kind::Straggler;
     out.bound[worst] = worst_look.bound;
+    out.thin[worst] = worst_look.ref_pairs < kTooFewPairs;
   }
 
   for (int v = 0; v < n; ++v) {
@@ -180,6 +189,7 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     if (nv.kind == NodeVerdict::Kind::Straggler) continue;
     const Look l = look(v);
     out.bound[v] = l.bound;
+    out.thin[v] = l.ref_pairs < kTooFewPairs;
     if (p.adj[v].empty()) {
       nv.kind = NodeVerdict::Kind::Inconclusive;
       nv.reason = "no pair measured";
@@ -194,7 +204,14 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
         nv.reason = "one pair only: nothing to hold it against";
       }
     } else if (!l.bound.slow(l.score * l.bound.ref)) {
-      // Its typical pair is normal: a slow pair of it is a question for the link rule.
+      // Its typical pair is normal: a slow pair of it is a question for the link rule. Unless every
+      // pair of it is far below a reference too thin to say how far is normal.
+      if (l.ref_pairs < kTooFewPairs && l.far == l.live) {
+        nv.kind = NodeVerdict::Kind::Inconclusive;
+        nv.reason = fmt::format("{:.0f}% below the pairs without it, but {} such pair(s) cannot say how far healthy "
+                                "pairs differ",
+                                100 * (1 - l.score), l.ref_pairs);
+      }
     } else if (l.thin >= 0) {
       const Pair& q = p.pairs[l.thin];
       nv.kind = NodeVerdict::Kind::Inconclusive;
@@ -254,8 +271,9 @@ std::vector<int> fabric_wide(const std::vector<PairSample>& samples, const NodeP
 // The confirmation: a straggler must be slow again against every healthy partner it was
 // re-measured with, a suspect is cleared when none of those is slow, a slow link must be slow
 // again on its own; what was not re-measured stays in doubt.
-void confirm(Attribution& out, const Pooled& conf, const std::vector<Bound>& node_bound, const Bound& link_bound,
-             double rel_noise, const OutlierRule& rule) {
+void confirm(Attribution& out, const Pooled& conf, const NodePass& pass, const Bound& link_bound, double rel_noise,
+             const OutlierRule& rule) {
+  const std::vector<Bound>& node_bound = pass.bound;
   // Slow by the bound, and beyond the standard error of the confirmation's own median (it may
   // have fewer samples than the pairs the bound was drawn from), or far below however noisy.
   auto slower = [&](const Bound& b, const Pair& q) {
@@ -268,8 +286,11 @@ void confirm(Attribution& out, const Pooled& conf, const std::vector<Bound>& nod
     int normal_with = -1;
     for (const auto& [u, i] : conf.adj[nv.node]) {
       if (out.nodes[u].kind != NodeVerdict::Kind::Healthy) continue;
-      if (slower(node_bound[nv.node], conf.pairs[i])) {
+      const Bound& b = node_bound[nv.node];
+      if (slower(b, conf.pairs[i])) {
         ++slow;
+      } else if (pass.thin[nv.node] && b.ref > 0 && 1 - conf.pairs[i].median / b.ref >= 3 * rule.min_drop) {
+        // Far below a thin yardstick again: neither slow by it nor normal.
       } else {
         ++normal;
         normal_with = u;
@@ -399,7 +420,7 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
   }
   if (opt.require_confirmation) {
     const Pooled conf = pool(samples, nodes, [](const PairSample& s) { return s.confirmation; });
-    confirm(out, conf, pass.bound, pb, rel_noise, opt);
+    confirm(out, conf, pass, pb, rel_noise, opt);
   }
   std::sort(out.slow_links.begin(), out.slow_links.end(),
             [](const LinkVerdict& x, const LinkVerdict& y) { return x.median < y.median; });

@@ -494,4 +494,28 @@ TEST(AttributionSmall, TwoNodesJudgeNoNodeAndSaySo) {
   EXPECT_NE(f[0].message.find("cannot be pinned"), std::string::npos);
 }
 
+// Seen on the fake cluster, 4 nodes x 1 rank, node 2 limited: after node 2, node 3's pairs were
+// 2.5x below the one pair left without it (0-1), in the confirmation too. One pair cannot say how
+// far healthy pairs differ (on a shared host, 2x): node 3 is in doubt, not a second straggler.
+TEST(AttributionSmall, ASecondNodeAgainstOnePairIsOnlyInDoubt) {
+  std::vector<PairSample> s;
+  auto add = [&](int a, int b, int round, double level, bool confirm = false) {
+    PairSample p{a, b, round, {}, confirm};
+    for (int i = 0; i < 50; ++i) p.busbw_gbs.push_back(level * (1 + 0.1 * ((i % 5) - 2) / 2));
+    s.push_back(std::move(p));
+  };
+  add(0, 3, 0, 0.562);
+  add(1, 2, 0, 0.0135);
+  add(1, 3, 1, 0.469);
+  add(0, 2, 1, 0.0135);
+  add(2, 3, 2, 0.0135);
+  add(0, 1, 2, 1.22);
+  add(0, 2, 3, 0.0134, true);
+  add(1, 3, 3, 0.439, true);
+  const auto at = attribute(s, 4, confirmed());
+  EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{2});
+  EXPECT_EQ(at.nodes[3].kind, Kind::Inconclusive);
+  EXPECT_TRUE(at.slow_links.empty());
+}
+
 }  // namespace collbench::report
