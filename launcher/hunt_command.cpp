@@ -226,10 +226,19 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
   const int ahead = record.plan.planned_rounds + 2;
   if (node_phase) {
     // A node's own path is judged on one short measurement: anything not healthy is measured again
-    // and must be slow both times to be named.
+    // and must be slow both times, on CPUs that were not oversubscribed, to be named.
+    auto node_run = [&](double slice) {
+      timed("node", {}, [&](int) {
+        NodePhase r = run_node_phase(ctx, bytes, slice);
+        record.node_phase = std::move(r.scores);
+        record.node_runnable_per_core.resize(r.runnable_per_core.size());
+        for (std::size_t i = 0; i < r.runnable_per_core.size(); ++i)
+          record.node_runnable_per_core[i] = std::max(record.node_runnable_per_core[i], r.runnable_per_core[i]);
+      });
+    };
     const double slice = next_slice(ahead);
     if (slice <= 0) record.node_phase_skipped = true;
-    else timed("node", {}, [&](int) { record.node_phase = run_node_phase(ctx, bytes, slice); });
+    else node_run(slice);
     int again = 0;
     if (rank == 0 && !record.node_phase.empty()) {
       record.node_judgement = report::judge_groups(record.node_phase);
@@ -238,11 +247,12 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
     MPI_CHECK(MPI_Bcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD));
     const double again_slice = again ? next_slice(ahead) : 0;
     if (again_slice > 0) {
-      timed("node", {}, [&](int) { record.node_phase = run_node_phase(ctx, bytes, again_slice); });
+      node_run(again_slice);
       if (rank == 0)
         record.node_judgement =
             report::combine_runs(record.node_judgement, report::judge_groups(record.node_phase));
     }
+    if (rank == 0) report::excuse_busy_hosts(record.node_judgement, record.node_runnable_per_core);
   }
   pair_rounds("pairs", schedule);
   {

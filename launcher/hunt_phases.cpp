@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 
+#include "bench/host_load.h"
 #include "bench/plan.h"
 #include "bench/sweep.h"
 #include "reports/outliers.h"
@@ -157,14 +158,23 @@ SizeChoice choose_size(const HuntContext& ctx, const Round& probe_round, double 
   }
 }
 
-std::vector<report::GroupScore> run_node_phase(const HuntContext& ctx, std::uint64_t bytes, double slice_s) {
+NodePhase run_node_phase(const HuntContext& ctx, std::uint64_t bytes, double slice_s) {
   const int nodes = static_cast<int>(ctx.control.min(ctx.control.rank() == 0 ? ctx.info.nodes.size() : INT64_MAX));
+  const double before = runnable_per_core();
   const auto bw = measure_groups(ctx, ctx.my_node, nodes, sliced(ctx.opts, bytes, slice_s));
-  std::vector<report::GroupScore> out;
+  const double load[2] = {static_cast<double>(ctx.my_node), std::max(before, runnable_per_core())};
+  const std::vector<double> loads = ctx.control.gather_to_root(load);
+  NodePhase out;
   if (ctx.control.rank() != 0) return out;
+  out.runnable_per_core.assign(ctx.info.nodes.size(), 0.0);
+  for (std::size_t at = 0; at + 1 < loads.size(); at += 2) {
+    const auto node = static_cast<std::size_t>(loads[at]);
+    if (node < out.runnable_per_core.size())
+      out.runnable_per_core[node] = std::max(out.runnable_per_core[node], loads[at + 1]);
+  }
   for (std::size_t i = 0; i < ctx.info.nodes.size(); ++i)
-    out.push_back({ctx.info.nodes[i].name, report::median(bw[i]), bw[i].size(), report::scaled_mad(bw[i]),
-                   ctx.info.nodes[i].ranks});
+    out.scores.push_back({ctx.info.nodes[i].name, report::median(bw[i]), bw[i].size(), report::scaled_mad(bw[i]),
+                          ctx.info.nodes[i].ranks});
   return out;
 }
 

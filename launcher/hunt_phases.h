@@ -48,8 +48,13 @@ SizeChoice choose_size(const HuntContext& ctx, const Round& probe_round, double 
                        std::uint64_t max_bytes);
 
 // Every node's ranks run the op together, all nodes at once, each node timing for up to `slice_s`;
-// one score per node (rank 0).
-std::vector<report::GroupScore> run_node_phase(const HuntContext& ctx, std::uint64_t bytes, double slice_s);
+// one score per node, and per node the busiest its CPUs were (runnable tasks per core, sampled by
+// each of its processes before and after) (rank 0).
+struct NodePhase {
+  std::vector<report::GroupScore> scores;
+  std::vector<double> runnable_per_core;
+};
+NodePhase run_node_phase(const HuntContext& ctx, std::uint64_t bytes, double slice_s);
 
 // One round: each pair's two nodes run the op together, all pairs at once, each pair timing until
 // it has iters.fixed samples or `slice_s` is spent (a slow pair stops with few, a fast one with

@@ -144,4 +144,15 @@ std::vector<Finding> group_findings(const std::vector<GroupScore>& groups, const
   return out;
 }
 
+void excuse_busy_hosts(GroupJudgement& j, const std::vector<double>& runnable_per_core) {
+  for (std::size_t i = 0; i < j.groups.size() && i < runnable_per_core.size(); ++i) {
+    GroupVerdict& g = j.groups[i];
+    if (g.kind != GroupVerdict::Kind::Slow || !(runnable_per_core[i] > 1.0)) continue;
+    g.kind = GroupVerdict::Kind::Inconclusive;
+    g.reason = fmt::format("slow while its CPUs were oversubscribed ({:.1f} runnable tasks per core): CPU "
+                           "contention, not necessarily its internal path; rerun when the host is quiet",
+                           runnable_per_core[i]);
+  }
+}
+
 }  // namespace collbench::report

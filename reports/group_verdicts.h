@@ -48,6 +48,11 @@ GroupJudgement judge_groups(const std::vector<GroupScore>& groups, const GroupRu
 // the first was at most in doubt; otherwise inconclusive. Drops and reference from `second`.
 GroupJudgement combine_runs(const GroupJudgement& first, const GroupJudgement& second);
 
+// A node judged slow while its CPUs were oversubscribed (more runnable tasks than cores, as
+// `runnable_per_core` by group says) is put in doubt instead: CPU contention slows a node's own
+// collective (the mpi backend's copies, progress threads) without anything wrong in its path.
+void excuse_busy_hosts(GroupJudgement& j, const std::vector<double>& runnable_per_core);
+
 // SLOW_NODE_LOCAL / SLOW_RAIL (FAIL P1), GROUPS_INCONCLUSIVE (WARN P2) or GROUPS_EVEN (PASS); nothing
 // when no group moved data (one rank each). Subjects: the slow node or rail, the doubtful ones
 // together, the world for GROUPS_EVEN;

@@ -86,7 +86,10 @@ json hunt_document(const HuntRecord& r, const Attribution& a, const std::vector<
                           {"verdict", v.kind == GroupVerdict::Kind::Slow           ? "slow"
                                       : v.kind == GroupVerdict::Kind::Inconclusive ? "inconclusive"
                                                                                    : "healthy"},
-                          {"reason", v.reason}});
+                          {"reason", v.reason},
+                          {"runnable_per_core", i < r.node_runnable_per_core.size()
+                                                    ? json(r.node_runnable_per_core[i])
+                                                    : json(nullptr)}});
   }
   doc["node_phase"] = std::move(node_phase);
 

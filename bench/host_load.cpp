@@ -1,0 +1,39 @@
+#include "bench/host_load.h"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace collbench {
+
+std::optional<int> procs_running(std::string_view text) {
+  constexpr std::string_view key = "procs_running ";
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    if (line.substr(0, key.size()) == key) {
+      int n = 0;
+      const auto digits = line.substr(key.size());
+      const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+      if (ec != std::errc{} || p != digits.data() + digits.size() || n < 0) return std::nullopt;
+      return n;
+    }
+    at = end + 1;
+  }
+  return std::nullopt;
+}
+
+double runnable_per_core() {
+  std::ifstream in("/proc/stat");
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto running = procs_running(text.str());
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (!running || cores <= 0) return 0;
+  return static_cast<double>(*running) / static_cast<double>(cores);
+}
+
+}  // namespace collbench

@@ -1,0 +1,30 @@
+#include <gtest/gtest.h>
+
+#include "bench/host_load.h"
+#include "reports/group_verdicts.h"
+
+namespace collbench {
+namespace {
+
+TEST(HostLoad, ProcsRunningFromProcStat) {
+  EXPECT_EQ(procs_running("cpu  1 2 3\nctxt 99\nprocs_running 7\nprocs_blocked 0\n"), 7);
+  EXPECT_EQ(procs_running("procs_running 0"), 0);
+  EXPECT_EQ(procs_running("cpu 1\nprocs_blocked 2\n"), std::nullopt);
+  EXPECT_EQ(procs_running("procs_running x\n"), std::nullopt);
+  EXPECT_EQ(procs_running("procs_running 3 4\n"), std::nullopt);
+  EXPECT_GT(runnable_per_core(), 0) << "this process itself is running";
+}
+
+TEST(HostLoad, ASlowNodeOnOversubscribedCpusIsInDoubtNotAccused) {
+  using K = report::GroupVerdict::Kind;
+  report::GroupJudgement j;
+  j.groups = {{K::Healthy, 0, ""}, {K::Slow, 0.69, ""}, {K::Slow, 0.5, ""}};
+  report::excuse_busy_hosts(j, {4.5, 4.5, 0.8});
+  EXPECT_EQ(j.groups[0].kind, K::Healthy);
+  EXPECT_EQ(j.groups[1].kind, K::Inconclusive);
+  EXPECT_NE(j.groups[1].reason.find("4.5 runnable tasks per core"), std::string::npos) << j.groups[1].reason;
+  EXPECT_EQ(j.groups[2].kind, K::Slow) << "a quiet host's slow node stays slow";
+}
+
+}  // namespace
+}  // namespace collbench
