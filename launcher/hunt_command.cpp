@@ -60,6 +60,24 @@ std::string plan_text(const report::HuntPlan& p, const Schedule& s, bool node_ph
   return out;
 }
 
+// HOSTS_BUSY when any node's CPUs were oversubscribed during the hunt; empty message otherwise.
+Finding busy_hosts(const report::HuntRecord& r, const std::vector<std::string>& names) {
+  std::vector<std::string> hosts;
+  std::string list;
+  for (std::size_t i = 0; i < r.runnable_per_core.size() && i < names.size(); ++i)
+    if (r.runnable_per_core[i] > 1.0) {
+      hosts.push_back(names[i]);
+      if (hosts.size() <= 5) list += fmt::format("{}{} {:.1f}", list.empty() ? "" : ", ", names[i], r.runnable_per_core[i]);
+    }
+  if (hosts.empty()) return {};
+  return {"HOSTS_BUSY", report::Tag::Info, report::Priority::None,
+          fmt::format("{} of {} nodes had more runnable tasks than cores during the hunt ({}{} per core): CPU "
+                      "contention slows pairs and a node's own collective by itself, so only a pair at a quarter of "
+                      "the others or below is called slow, and a node slow on its own path is left in doubt",
+                      hosts.size(), names.size(), list, hosts.size() > 5 ? ", ..." : ""),
+          report::ref::kStraggler, report::Subject::nodes(hosts)};
+}
+
 // What the budget did not reach; the verdicts stand on the rest.
 Finding budget_finding(const report::HuntRecord& r, const std::vector<std::string>& names) {
   std::string pairs;
@@ -202,6 +220,12 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
     std::fflush(stdout);
     if (journal) journal->append_line({{"round", report::to_json(round, record.samples, names)}});
   };
+  // Per node, the busiest its CPUs were over the whole hunt.
+  auto note_load = [&](const std::vector<double>& load) {
+    record.runnable_per_core.resize(std::max(record.runnable_per_core.size(), load.size()), 0.0);
+    for (std::size_t i = 0; i < load.size(); ++i)
+      record.runnable_per_core[i] = std::max(record.runnable_per_core[i], load[i]);
+  };
   // The slice for the next of `rounds_left` rounds, agreed; 0 when the budget cannot fit it.
   auto next_slice = [&](int rounds_left) {
     return bcast(rank == 0 ? round_slice_s(record.plan.budget_s - (MPI_Wtime() - t0), rounds_left, long_round_s) : 0);
@@ -216,8 +240,9 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
         return;
       }
       timed(phase, r.pairs, [&](int index) {
-        for (auto& sample : run_pair_round(ctx, r, index, bytes, slice, phase == "confirm"))
-          record.samples.push_back(std::move(sample));
+        PairRound pr = run_pair_round(ctx, r, index, bytes, slice, phase == "confirm");
+        for (auto& sample : pr.samples) record.samples.push_back(std::move(sample));
+        note_load(pr.runnable_per_core);
       });
     }
   };
@@ -231,9 +256,7 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
       timed("node", {}, [&](int) {
         NodePhase r = run_node_phase(ctx, bytes, slice);
         record.node_phase = std::move(r.scores);
-        record.node_runnable_per_core.resize(r.runnable_per_core.size());
-        for (std::size_t i = 0; i < r.runnable_per_core.size(); ++i)
-          record.node_runnable_per_core[i] = std::max(record.node_runnable_per_core[i], r.runnable_per_core[i]);
+        note_load(r.runnable_per_core);
       });
     };
     const double slice = next_slice(ahead);
@@ -252,7 +275,7 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
         record.node_judgement =
             report::combine_runs(record.node_judgement, report::judge_groups(record.node_phase));
     }
-    if (rank == 0) report::excuse_busy_hosts(record.node_judgement, record.node_runnable_per_core);
+    if (rank == 0) report::excuse_busy_hosts(record.node_judgement, record.runnable_per_core);
   }
   pair_rounds("pairs", schedule);
   {
@@ -280,6 +303,11 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
     }
     report::AttributionOptions rule;
     rule.require_confirmation = true;
+    if (const auto busy = busy_hosts(record, names); !busy.message.empty()) {
+      // CPU contention slows pairs by up to a few times on its own: only far larger gaps accuse.
+      rule.min_drop = std::max(rule.min_drop, rule.max_excused);
+      findings.push_back(busy);
+    }
     const auto attribution = report::attribute(record.samples, n, rule);
     if (!record.not_measured.empty() || record.node_phase_skipped)
       findings.push_back(budget_finding(record, names));

@@ -107,6 +107,25 @@ std::vector<std::vector<double>> measure_groups(const HuntContext& ctx, int colo
   return out;
 }
 
+// Per node, the busiest any of its processes saw its CPUs, before or after `body` (rank 0).
+template <class Body>
+std::vector<double> with_node_load(const HuntContext& ctx, int nodes, Body body) {
+  const double before = runnable_per_core();
+  body();
+  const double mine[2] = {static_cast<double>(ctx.my_node), std::max(before, runnable_per_core())};
+  const std::vector<double> all = ctx.control.gather_to_root(mine);
+  std::vector<double> out(ctx.control.rank() == 0 ? static_cast<std::size_t>(nodes) : 0, 0.0);
+  for (std::size_t at = 0; at + 1 < all.size(); at += 2) {
+    const auto node = static_cast<std::size_t>(all[at]);
+    if (node < out.size()) out[node] = std::max(out[node], all[at + 1]);
+  }
+  return out;
+}
+
+int node_count(const HuntContext& ctx) {
+  return static_cast<int>(ctx.control.min(ctx.control.rank() == 0 ? ctx.info.nodes.size() : INT64_MAX));
+}
+
 }  // namespace
 
 double default_hunt_budget_s(int planned_rounds) { return 60.0 + 15.0 * (planned_rounds + 2); }
@@ -136,7 +155,7 @@ SizeChoice choose_size(const HuntContext& ctx, const Round& probe_round, double 
     double t = 0;
     if (ctx.control.rank() == 0) {
       std::vector<double> times;
-      for (const auto& s : run_pair_round(probe, probe_round, -1, c.bytes, 10.0, false))
+      for (const auto& s : run_pair_round(probe, probe_round, -1, c.bytes, 10.0, false).samples)
         if (!s.busbw_gbs.empty() && report::median(s.busbw_gbs) > 0)
           times.push_back(static_cast<double>(c.bytes) * factor / (report::median(s.busbw_gbs) * 1e9));
       t = times.empty() ? 0 : report::median(times);
@@ -159,37 +178,33 @@ SizeChoice choose_size(const HuntContext& ctx, const Round& probe_round, double 
 }
 
 NodePhase run_node_phase(const HuntContext& ctx, std::uint64_t bytes, double slice_s) {
-  const int nodes = static_cast<int>(ctx.control.min(ctx.control.rank() == 0 ? ctx.info.nodes.size() : INT64_MAX));
-  const double before = runnable_per_core();
-  const auto bw = measure_groups(ctx, ctx.my_node, nodes, sliced(ctx.opts, bytes, slice_s));
-  const double load[2] = {static_cast<double>(ctx.my_node), std::max(before, runnable_per_core())};
-  const std::vector<double> loads = ctx.control.gather_to_root(load);
+  const int nodes = node_count(ctx);
+  std::vector<std::vector<double>> bw;
   NodePhase out;
+  out.runnable_per_core =
+      with_node_load(ctx, nodes, [&] { bw = measure_groups(ctx, ctx.my_node, nodes, sliced(ctx.opts, bytes, slice_s)); });
   if (ctx.control.rank() != 0) return out;
-  out.runnable_per_core.assign(ctx.info.nodes.size(), 0.0);
-  for (std::size_t at = 0; at + 1 < loads.size(); at += 2) {
-    const auto node = static_cast<std::size_t>(loads[at]);
-    if (node < out.runnable_per_core.size())
-      out.runnable_per_core[node] = std::max(out.runnable_per_core[node], loads[at + 1]);
-  }
   for (std::size_t i = 0; i < ctx.info.nodes.size(); ++i)
     out.scores.push_back({ctx.info.nodes[i].name, report::median(bw[i]), bw[i].size(), report::scaled_mad(bw[i]),
                           ctx.info.nodes[i].ranks});
   return out;
 }
 
-std::vector<report::PairSample> run_pair_round(const HuntContext& ctx, const Round& round, int index,
-                                               std::uint64_t bytes, double slice_s, bool confirmation) {
+PairRound run_pair_round(const HuntContext& ctx, const Round& round, int index, std::uint64_t bytes, double slice_s,
+                         bool confirmation) {
   // A node in no pair of this round gets a group of its own, measured but not reported.
   const int pairs = static_cast<int>(round.pairs.size());
   int color = pairs + ctx.my_node;
   for (int p = 0; p < pairs; ++p)
     if (round.pairs[p].first == ctx.my_node || round.pairs[p].second == ctx.my_node) color = p;
-  const auto bw = measure_groups(ctx, color, pairs, sliced(ctx.opts, bytes, slice_s));
-  std::vector<report::PairSample> out;
+  std::vector<std::vector<double>> bw;
+  PairRound out;
+  out.runnable_per_core = with_node_load(ctx, node_count(ctx),
+                                         [&] { bw = measure_groups(ctx, color, pairs, sliced(ctx.opts, bytes, slice_s)); });
   if (ctx.control.rank() != 0) return out;
   for (int p = 0; p < pairs; ++p)
-    out.push_back({round.pairs[p].first, round.pairs[p].second, index, bw[static_cast<std::size_t>(p)], confirmation});
+    out.samples.push_back(
+        {round.pairs[p].first, round.pairs[p].second, index, bw[static_cast<std::size_t>(p)], confirmation});
   return out;
 }
 

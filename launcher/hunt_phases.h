@@ -58,8 +58,13 @@ NodePhase run_node_phase(const HuntContext& ctx, std::uint64_t bytes, double sli
 
 // One round: each pair's two nodes run the op together, all pairs at once, each pair timing until
 // it has iters.fixed samples or `slice_s` is spent (a slow pair stops with few, a fast one with
-// many); nodes in no pair run alone and are not reported. Samples tagged with `index` (rank 0).
-std::vector<report::PairSample> run_pair_round(const HuntContext& ctx, const Round& round, int index,
-                                               std::uint64_t bytes, double slice_s, bool confirmation);
+// many); nodes in no pair run alone and are not reported. Samples tagged with `index`, and per node
+// the busiest its CPUs were (rank 0).
+struct PairRound {
+  std::vector<report::PairSample> samples;
+  std::vector<double> runnable_per_core;
+};
+PairRound run_pair_round(const HuntContext& ctx, const Round& round, int index, std::uint64_t bytes, double slice_s,
+                         bool confirmation);
 
 }  // namespace collbench

@@ -70,6 +70,7 @@ json hunt_document(const HuntRecord& r, const Attribution& a, const std::vector<
   doc["rounds_wall_s"] = total;
   json missing = json::array();
   for (const auto& [a, b] : r.not_measured) missing.push_back({{"nodes", {a, b}}, {"hosts", {names.at(a), names.at(b)}}});
+  doc["runnable_per_core"] = r.runnable_per_core;
   doc["not_measured"] = {{"pairs", std::move(missing)}, {"node_phase", r.node_phase_skipped}};
 
   json node_phase = json::array();
@@ -87,9 +88,8 @@ json hunt_document(const HuntRecord& r, const Attribution& a, const std::vector<
                                       : v.kind == GroupVerdict::Kind::Inconclusive ? "inconclusive"
                                                                                    : "healthy"},
                           {"reason", v.reason},
-                          {"runnable_per_core", i < r.node_runnable_per_core.size()
-                                                    ? json(r.node_runnable_per_core[i])
-                                                    : json(nullptr)}});
+                          {"runnable_per_core", i < r.runnable_per_core.size() ? json(r.runnable_per_core[i])
+                                                                                : json(nullptr)}});
   }
   doc["node_phase"] = std::move(node_phase);
 

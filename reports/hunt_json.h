@@ -41,7 +41,7 @@ struct HuntRecord {
   std::vector<HuntRound> rounds;
   std::vector<GroupScore> node_phase;  // one per node, its last run; empty when the phase did not run
   GroupJudgement node_judgement;       // over every run of the node phase
-  std::vector<double> node_runnable_per_core;  // per node, the busiest its CPUs were in the node phase
+  std::vector<double> runnable_per_core;  // per node, the busiest its CPUs were during the hunt
   std::vector<PairSample> samples;
   std::vector<std::pair<int, int>> not_measured;  // pairs of rounds the budget did not reach
   bool node_phase_skipped = false;                // planned, but the budget did not reach it
