@@ -133,18 +133,6 @@ TEST(FabricProvider, MessagesBeyondTheProviderLimitAreBadInput) {
   }
 }
 
-TEST(FabricProvider, EachLocalRankTakesTheFirstEntryOfItsDomain) {
-  // tcp;ofi_rxm lists lo several times: every rank opens the first, as fi_pingpong does.
-  for (int r = 0; r < 4; ++r) EXPECT_EQ(ofi::pick_entry({"lo", "lo", "lo", "lo"}, r), 0u) << r;
-  // One domain per NIC, each listed twice: local rank i takes NIC i modulo their number.
-  const std::vector<std::string> efa{"rdmap0", "rdmap0", "rdmap1", "rdmap1", "rdmap2"};
-  EXPECT_EQ(ofi::pick_entry(efa, 0), 0u);
-  EXPECT_EQ(ofi::pick_entry(efa, 1), 2u);
-  EXPECT_EQ(ofi::pick_entry(efa, 2), 4u);
-  EXPECT_EQ(ofi::pick_entry(efa, 3), 0u);
-  EXPECT_EQ(ofi::pick_entry({}, 1), 0u);
-}
-
 // ---- lanes ----
 
 TEST(FabricLanes, OneNodeMakesEachRankAUnit) {
