@@ -66,10 +66,16 @@ TEST_F(Fabric, FourRanksCoverEveryPairWithMatrices) {
   EXPECT_NE(r.out.find("# Bandwidth matrix"), std::string::npos) << r.out;
   const json d = read_json(out);
   EXPECT_EQ(d["verdict"]["exit_code"], r.code);
-  EXPECT_EQ(d["schedule"].size(), 3u);
-  ASSERT_EQ(d["pairs"].size(), 6u);
+  // Three pair rounds; a confirmation round may follow when a rank looked slow or its pairs disagreed.
+  std::size_t pair_rounds = 0;
+  for (const auto& round : d["schedule"]) pair_rounds += round["phase"] == "pairs";
+  EXPECT_EQ(pair_rounds, 3u);
   std::set<std::pair<int, int>> seen;
   for (const auto& p : d["pairs"]) {
+    if (p["round"].get<std::size_t>() >= pair_rounds) {
+      EXPECT_EQ(d["schedule"][p["round"].get<std::size_t>()]["phase"], "confirm");
+      continue;
+    }
     seen.insert({p["a"].get<int>(), p["b"].get<int>()});
     ASSERT_EQ(p["lanes"].size(), 1u);
     EXPECT_EQ(p["lanes"][0]["latency"].size(), 8u);
