@@ -31,9 +31,23 @@ double runnable_per_core() {
   std::stringstream text;
   text << in.rdbuf();
   const auto running = procs_running(text.str());
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const int cores = online_cores();
   if (!running || cores <= 0) return 0;
   return static_cast<double>(*running) / static_cast<double>(cores);
+}
+
+int online_cores() {
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 0;
+}
+
+std::string machine_id() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  if (in >> id && !id.empty()) return id;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return host;
 }
 
 }  // namespace collbench

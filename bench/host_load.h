@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace collbench {
@@ -13,5 +14,13 @@ std::optional<int> procs_running(std::string_view proc_stat);
 
 // procs_running / online cores, read now; 0 when /proc/stat cannot be read.
 double runnable_per_core();
+
+// Online cores of this machine; 0 when unknown.
+int online_cores();
+
+// The running kernel's boot id: processes that share it share the CPUs, whatever hostname or
+// network namespace they have (a fake cluster's nodes, pods on one node). The hostname when
+// /proc does not say.
+std::string machine_id();
 
 }  // namespace collbench

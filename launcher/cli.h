@@ -31,7 +31,7 @@ struct CompareOptions {
 struct HuntOptions {
   std::string pattern = "auto";  // auto | pairwise | screen
   std::uint64_t bytes = 0;       // message size of every pair measurement; 0: chosen by a probe
-  double budget_s = 0;           // the whole hunt's wall time; 0: by the schedule (default_hunt_budget_s)
+  double budget_s = 0;           // the whole hunt's wall time; 0: by the schedule (default_budget_s)
   int iters = 200;               // most timed iterations per pair and round
 };
 
@@ -46,6 +46,7 @@ struct FabricOptions {
   int bw_iters = 20, bw_warmup = 2;  // stream, per direction
   int window = 16;
   std::string pattern = "auto";  // auto | pairwise | screen
+  std::string polling = "auto";  // auto | spin | yield (bench/ofi/polling.h)
   double timeout_s = 30;
   std::string output;   // -o FILE: the JSON document
   double budget_s = 0;  // the whole run's wall time, checked between rounds; 0: by the schedule

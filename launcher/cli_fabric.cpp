@@ -29,11 +29,16 @@ CLI::App* add_fabric_subcommand(CLI::App& app, FabricOptions& o, std::map<std::s
                 "pairwise (every pair once, N-1 rounds), screen (a few ring/stride rounds) or auto (pairwise up to 8 "
                 "nodes, else screen)")
       ->capture_default_str();
+  f->add_option("--polling", o.polling,
+                "How ranks wait for completions: spin (poll without pause, as fi_pingpong), yield (give the core up "
+                "after each empty poll) or auto (spin where a machine's ranks fit on its cores, else yield)")
+      ->capture_default_str();
   f->add_option("--timeout", o.timeout_s, "Seconds to wait for any one completion; past it the peer is named")
       ->capture_default_str();
   f->add_option("--budget", raw["budget"],
                  "Wall time for the whole run, e.g. 300, 90s, 5m (default: 60 s plus 15 s per round and two for "
-                 "confirmation); checked between rounds: rounds it does not reach are reported as not measured")
+                 "confirmation); shared out over the rounds and their measurements, a slow measurement ends on time "
+                 "with fewer samples; rounds it does not reach are reported as not measured")
       ->default_str("by the schedule");
   f->add_option("-o,--output,--json", o.output, "Write the fabric JSON document here (atomically)");
   f->add_option("--inject", raw["inject"], "Testing only: silent:RANK makes that rank never answer")
@@ -61,6 +66,8 @@ void finish_fabric_options(FabricOptions& o, std::map<std::string, std::string>&
   if (!(o.timeout_s > 0)) throw UsageError(fmt::format("--timeout {:g}: give a positive number of seconds", o.timeout_s));
   if (o.pattern != "auto" && o.pattern != "pairwise" && o.pattern != "screen")
     throw UsageError(fmt::format("--pattern '{}': use auto, pairwise or screen", o.pattern));
+  if (o.polling != "auto" && o.polling != "spin" && o.polling != "yield")
+    throw UsageError(fmt::format("--polling '{}': use auto, spin or yield", o.polling));
   if (!raw["budget"].empty()) o.budget_s = parse_duration(raw["budget"], "--budget");
   if (o.provider.empty()) throw UsageError("--provider: give a provider name (fi_info -l lists them) or auto");
   if (const std::string& inj = raw["inject"]; !inj.empty()) {

@@ -25,20 +25,24 @@ int fabric_command(const Command&, const std::vector<std::string>&) {
 
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "bench/host_load.h"
 #include "bench/mpi_check.h"
 #include "bench/mpi_control.h"
 #include "bench/ofi/endpoint.h"
 #include "bench/ofi/lane_run.h"
 #include "bench/ofi/lanes.h"
 #include "bench/ofi/offers.h"
+#include "bench/ofi/polling.h"
 #include "bench/ofi/provider_choice.h"
 #include "bench/schedules.h"
 #include "bench/sizes.h"
 #include "launcher/agree.h"
+#include "launcher/budget.h"
 #include "launcher/confirmation.h"
 #include "launcher/env_collect.h"
 #include "launcher/fabric_results.h"
@@ -144,10 +148,22 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
       }))
     return c;
 
+  // Spin on completions where the ranks sharing a machine fit on its cores, else yield.
+  std::vector<int> cores_by_rank(static_cast<std::size_t>(size));
+  const int cores = online_cores();
+  MPI_CHECK(MPI_Allgather(&cores, 1, MPI_INT, cores_by_rank.data(), 1, MPI_INT, comm));
+  const std::vector<std::string> machines = allgather_strings(comm, machine_id(), size);
+  const ofi::PollingPlan polling =
+      o.polling == "auto" ? ofi::plan_polling(machines, cores_by_rank, hosts)
+                          : ofi::forced_polling(o.polling == "spin" ? ofi::Polling::Spin : ofi::Polling::Yield, size);
+
   // Endpoints, and every rank's address in every rank's address vector.
   std::unique_ptr<ofi::RdmEndpoint> ep;
   if (int c = agree(control,
-                    [&] { ep = std::make_unique<ofi::RdmEndpoint>(std::move(info), o.max_bytes, o.window + 2, who); }))
+                    [&] {
+                      ep = std::make_unique<ofi::RdmEndpoint>(std::move(info), o.max_bytes, o.window + 2, who,
+                                                              polling.by_rank[static_cast<std::size_t>(rank)]);
+                    }))
     return c;
   std::vector<std::vector<char>> names;
   {
@@ -167,6 +183,7 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
   if (rank == 0) {
     results.set_layout(size, nodes, units, per_rank, schedule);
     results.set_provider(choice, ep->facts(), ofi::libfabric_version());
+    results.set_polling(polling.summary, polling.reason);
     results.set_environment(instance_type, thresholds, efa_by_rank);
     std::fputs(results.header().c_str(), stdout);
     std::fflush(stdout);
@@ -182,20 +199,27 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
 
   // Rank 0's clock decides whether the budget fits another round; every rank follows.
   const double t0 = MPI_Wtime();
-  const double budget = o.budget_s > 0 ? o.budget_s : 60.0 + 15.0 * (static_cast<double>(schedule.size()) + 2);
+  const double budget = o.budget_s > 0 ? o.budget_s : default_budget_s(static_cast<int>(schedule.size()));
   if (rank == 0) results.set_budget(budget);
-  // Runs `rounds`, numbered from `first`, and gathers their lanes to rank 0. Rounds the budget
-  // does not reach are recorded as not measured.
-  auto run_rounds = [&](const Schedule& rounds, int first) {
+  // Each measurement of a lane gets an even part of its round's share of the budget: a slow link
+  // ends on time with fewer samples, the decision taken by the side that times (traffic.h).
+  const auto measurements = static_cast<double>(plan.latency_sizes.size() + 3 * plan.bandwidth_sizes.size());
+  // Runs `rounds`, numbered from `first`, with `later` rounds expected after them, and gathers
+  // their lanes to rank 0. Rounds the budget does not reach are recorded as not measured.
+  auto run_rounds = [&](const Schedule& rounds, int first, int later) {
     nlohmann::json mine = nlohmann::json::array();
     for (std::size_t r = 0; r < rounds.size(); ++r) {
-      int spent = rank == 0 && MPI_Wtime() - t0 > budget ? 1 : 0;
-      MPI_CHECK(MPI_Bcast(&spent, 1, MPI_INT, 0, comm));
-      if (spent) {
+      const int rounds_left = static_cast<int>(rounds.size() - r) + later;
+      double slice = rank == 0 ? round_slice_s(budget - (MPI_Wtime() - t0), rounds_left,
+                                               std::numeric_limits<double>::infinity())
+                               : 0;
+      MPI_CHECK(MPI_Bcast(&slice, 1, MPI_DOUBLE, 0, comm));
+      if (slice <= 0) {
         if (rank == 0)
           for (std::size_t j = r; j < rounds.size(); ++j) results.add_not_measured(rounds[j].pairs);
         break;
       }
+      plan.pingpong.max_time_s = plan.stream.max_time_s = slice / std::max(measurements, 1.0);
       const int index = first + static_cast<int>(r);
       auto lane = ofi::lane_of(rank, rounds, static_cast<int>(r), units);
       if (lane) {
@@ -228,7 +252,7 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
       for (const auto& p : parts) results.add_lanes(nlohmann::json::parse(p));
   };
 
-  run_rounds(schedule, 0);
+  run_rounds(schedule, 0, 2);
   // Confirmation: units whose pairs disagree, or that look slow, measured again against the
   // healthiest units, and doubtful links again, before any verdict.
   Schedule confirm;
@@ -247,7 +271,7 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
     }
   }
   confirm = broadcast_schedule(confirm, comm);
-  run_rounds(confirm, static_cast<int>(schedule.size()));
+  run_rounds(confirm, static_cast<int>(schedule.size()), 0);
 
   int exit_code = 0;
   const int failed = agree(control, [&] {

@@ -92,6 +92,12 @@ void FabricResults::set_provider(const ofi::ProviderChoice& choice, const ofi::E
   p.messaging = f.tagged ? "tagged" : "msg";
   p.mr_local = f.mr_local;
   p.max_msg_size = f.max_msg_size;
+  p.inject_size = f.inject_size;
+}
+
+void FabricResults::set_polling(const std::string& polling, const std::string& reason) {
+  run_.provider.polling = polling;
+  run_.provider.polling_reason = reason;
 }
 
 void FabricResults::set_environment(const std::string& instance_type,

@@ -28,6 +28,7 @@ class FabricResults {
   void set_layout(int ranks, const std::vector<ofi::Unit>& nodes, const std::vector<ofi::Unit>& units, bool per_rank,
                   const Schedule& schedule);
   void set_provider(const ofi::ProviderChoice& choice, const ofi::EndpointFacts& facts, const std::string& libfabric);
+  void set_polling(const std::string& polling, const std::string& reason);
   void set_environment(const std::string& instance_type, const std::optional<report::InstanceThresholds>& t,
                        const std::vector<int>& efa_by_rank);
   std::string header() const;

@@ -13,6 +13,7 @@
 #include "bench/schedules.h"
 #include "launcher/agree.h"
 #include "launcher/confirmation.h"
+#include "launcher/budget.h"
 #include "launcher/hunt_phases.h"
 #include "launcher/verdicts.h"
 #include "launcher/world.h"
@@ -55,7 +56,7 @@ std::string plan_text(const report::HuntPlan& p, const Schedule& s, bool node_ph
   out += "#   then a confirmation round for each suspect, paired with a healthy node, and each doubtful link again\n";
   out += fmt::format("# Budget: {:.0f} s for the whole hunt{}; each round gets a share and ends when it is spent or "
                      "the iterations are done (one iteration of the median pair takes {:.3g} ms)\n",
-                     p.budget_s, p.budget_s == default_hunt_budget_s(p.planned_rounds) ? " (default: 60 s + 15 s per round)" : "",
+                     p.budget_s, p.budget_s == default_budget_s(p.planned_rounds) ? " (default: 60 s + 15 s per round)" : "",
                      p.probe_iteration_s * 1e3);
   return out;
 }
@@ -179,7 +180,7 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
   };
   const Schedule schedule = schedule_for_pattern(cmd.hunt.pattern, n);
   record.plan.planned_rounds = static_cast<int>(schedule.size()) + (node_phase ? 1 : 0);
-  record.plan.budget_s = cmd.hunt.budget_s > 0 ? cmd.hunt.budget_s : default_hunt_budget_s(record.plan.planned_rounds);
+  record.plan.budget_s = cmd.hunt.budget_s > 0 ? cmd.hunt.budget_s : default_budget_s(record.plan.planned_rounds);
   record.plan.max_iters = opts.iters.fixed;
   {
     // With -b the probe only times the given size.

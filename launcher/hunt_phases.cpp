@@ -128,15 +128,6 @@ int node_count(const HuntContext& ctx) {
 
 }  // namespace
 
-double default_hunt_budget_s(int planned_rounds) { return 60.0 + 15.0 * (planned_rounds + 2); }
-
-double round_slice_s(double left_s, int rounds_left, double long_round_s) {
-  if (rounds_left <= 0) return 0;
-  const double share = left_s / rounds_left;
-  if (share < 0.5) return 0;  // not even the set-up of a round
-  return std::min(share * 2 / 3, long_round_s);
-}
-
 SizeChoice choose_size(const HuntContext& ctx, const Round& probe_round, double target_s, std::uint64_t min_bytes,
                        std::uint64_t max_bytes) {
   RunOptions few = ctx.opts;

@@ -25,16 +25,6 @@ struct HuntContext {
   int my_node = 0;
 };
 
-// The default --budget: 60 s plus 15 s per planned round (node phase and pair rounds) and for two
-// confirmation rounds, so it grows with the schedule: about 2.5 minutes up to 8 nodes.
-double default_hunt_budget_s(int planned_rounds);
-
-// How long one round may time its iterations: an even share of what is left of the budget over
-// the rounds still to run, less a third for set-up, warm-up and gathering, and no more than
-// `long_round_s` (a round that long has all the samples a verdict needs). Zero or less: the
-// budget cannot fit another round.
-double round_slice_s(double left_s, int rounds_left, double long_round_s);
-
 // The message size at which a healthy pair's iteration takes about `target_s`: the first pair
 // round timed for a few iterations, from 1 MiB, scaling by the median pair's time, a power of two
 // within [min_bytes, max_bytes] (every rank). The median pair, not the world: the world runs at its

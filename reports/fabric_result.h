@@ -24,6 +24,9 @@ struct FabricProvider {
   std::string messaging;  // "tagged" or "msg"
   bool mr_local = false;
   std::uint64_t max_msg_size = 0;
+  std::uint64_t inject_size = 0;  // sends up to this size go out with fi_inject
+  std::string polling;            // "spin" or "yield" (bench/ofi/endpoint.h), "mixed" when machines differ
+  std::string polling_reason;     // e.g. "2 ranks on 2 cores"
 };
 
 struct LatencyPoint {

@@ -29,6 +29,7 @@ std::string render_fabric_header(const FabricRun& run) {
   out += fmt::format("# Provider: {}  fabric: {}  domain: {}  libfabric: {}  messages: {}{}\n", p.name, p.fabric,
                      p.domain, p.libfabric, p.messaging, p.mr_local ? "  memory registration: local" : "");
   out += fmt::format("# Provider choice: {}\n", p.reason);
+  if (!p.polling.empty()) out += fmt::format("# Completions: {} polling ({})\n", p.polling, p.polling_reason);
   out += fmt::format("# Ranks: {} on {} node{}:", run.ranks, run.nodes.size(), run.nodes.size() == 1 ? "" : "s");
   for (const auto& n : run.nodes) out += fmt::format(" {} ({})", n.name, format_ranks(n.ranks));
   out += "\n";

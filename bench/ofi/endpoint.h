@@ -13,6 +13,7 @@
 
 #include "bench/ofi/offers.h"
 #include "bench/ofi/ofi_check.h"
+#include "bench/ofi/polling.h"
 
 namespace collbench::ofi {
 
@@ -32,7 +33,7 @@ class RdmEndpoint {
   using Clock = std::chrono::steady_clock;
 
   // `buffer_bytes`: the largest message; `depth`: the most operations outstanding at once.
-  RdmEndpoint(InfoPtr info, std::size_t buffer_bytes, std::size_t depth, Who who);
+  RdmEndpoint(InfoPtr info, std::size_t buffer_bytes, std::size_t depth, Who who, Polling polling = Polling::Yield);
   ~RdmEndpoint();
   RdmEndpoint(const RdmEndpoint&) = delete;
   RdmEndpoint& operator=(const RdmEndpoint&) = delete;
@@ -43,13 +44,21 @@ class RdmEndpoint {
   void insert_peers(const std::vector<std::vector<char>>& names);
 
   // Post one send to `peer` / one receive, progressing the queue while the provider says EAGAIN.
-  // Past `deadline` they return false.
+  // Past `deadline` they return false. A send that fits the provider's inject size goes out with
+  // fi_tinject/fi_inject: the buffer is free at once and no completion is written, so it counts as
+  // done when posted (the same path fi_pingpong takes for small messages).
   bool post_send(int peer, std::size_t bytes, std::uint64_t tag, Clock::time_point deadline);
   bool post_recv(std::size_t bytes, std::uint64_t tag, Clock::time_point deadline);
 
   // Progress until `sends` sends and `recvs` receives have completed since the endpoint was made;
   // false past `deadline`.
   bool wait(std::uint64_t sends, std::uint64_t recvs, Clock::time_point deadline);
+
+  // The first byte of the messages sent from now on / of the message last received: how the side
+  // that decides when a measurement ends tells the other (bench/ofi/traffic.cpp). Messages of
+  // 0 bytes carry none.
+  void set_mark(char c) { send_buf_[0] = c; }
+  char received_mark() const { return recv_buf_[0]; }
 
   std::uint64_t sends_posted() const { return sends_posted_; }
   std::uint64_t recvs_posted() const { return recvs_posted_; }
@@ -58,7 +67,7 @@ class RdmEndpoint {
 
  private:
   void release();
-  // Reads completions once; an empty read yields the core (see endpoint.cpp).
+  // Reads completions once; with Polling::Yield an empty read yields the core.
   void progress();
   void* send_context();
   void* recv_context();
@@ -66,6 +75,7 @@ class RdmEndpoint {
   InfoPtr info_;
   Who who_;
   EndpointFacts facts_;
+  Polling polling_;
   fid_fabric* fabric_ = nullptr;
   fid_domain* domain_ = nullptr;
   fid_cq* cq_ = nullptr;

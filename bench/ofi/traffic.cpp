@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "bench/sizes.h"
@@ -30,11 +31,38 @@ struct Guard {
 
 double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
+// The mark on the first byte of each message: more to come, or the last iteration.
+constexpr char kGo = 'c', kStop = 's';
+
+// The timing side's view of one measurement: which iterations are warm-up, and whether the one
+// starting now is the last. With max_time_s, the measurement (warm-up included) ends once it has run
+// that long and min_samples were timed; a warm-up that alone runs that long is cut after its first
+// iteration (which sets up the connection).
+class Pace {
+ public:
+  Pace(const TrafficOptions& o, std::size_t bytes)
+      : o_(o), capped_(o.max_time_s > 0 && bytes > 0), timed_from_(o.warmup), start_(Clock::now()) {}
+  bool last(int i, Clock::time_point now) {
+    const bool over = capped_ && seconds(start_, now) >= o_.max_time_s;
+    if (over && i >= 1 && i < timed_from_) timed_from_ = i;
+    const int samples = i - timed_from_ + 1;
+    return samples >= o_.iters || (over && samples >= std::max(o_.min_samples, 1));
+  }
+  bool timed(int i) const { return i >= timed_from_; }
+
+ private:
+  const TrafficOptions& o_;
+  bool capped_;
+  int timed_from_;
+  Clock::time_point start_;
+};
+
 }  // namespace
 
 std::vector<double> pingpong(RdmEndpoint& ep, int peer, bool initiator, std::size_t bytes, std::uint64_t tag,
                              const TrafficOptions& o) {
   const Guard g{o, peer, fmt::format("latency ping-pong at {}", format_bytes(bytes))};
+  Pace pace(o, bytes);
   const int total = o.warmup + o.iters;
   const std::uint64_t in_tag = tag_of(tag, initiator ? kPong : kPing), out_tag = tag_of(tag, initiator ? kPing : kPong);
   std::vector<double> out;
@@ -42,22 +70,25 @@ std::vector<double> pingpong(RdmEndpoint& ep, int peer, bool initiator, std::siz
   const std::uint64_t recv_base = ep.recvs_done(), send_base = ep.sends_done();
   // The next receive is always posted before the message that provokes it is sent.
   g.check(ep.post_recv(bytes, in_tag, g.deadline()));
-  for (int i = 0; i < total; ++i) {
-    const bool more = i + 1 < total;
+  int done = 0;
+  for (bool last = false; !last; ++done) {
+    const int i = done;
     if (initiator) {
       const auto t0 = Clock::now();
+      last = pace.last(i, t0);
+      if (bytes > 0) ep.set_mark(last ? kStop : kGo);
       g.check(ep.post_send(peer, bytes, out_tag, g.deadline()));
       g.check(ep.wait(0, recv_base + static_cast<std::uint64_t>(i) + 1, g.deadline()));
       const auto t1 = Clock::now();
-      if (i >= o.warmup) out.push_back(seconds(t0, t1) / 2);
-      if (more) g.check(ep.post_recv(bytes, in_tag, g.deadline()));
+      if (pace.timed(i)) out.push_back(seconds(t0, t1) / 2);
     } else {
       g.check(ep.wait(0, recv_base + static_cast<std::uint64_t>(i) + 1, g.deadline()));
-      if (more) g.check(ep.post_recv(bytes, in_tag, g.deadline()));
-      g.check(ep.post_send(peer, bytes, out_tag, g.deadline()));
+      last = i + 1 == total || (bytes > 0 && ep.received_mark() == kStop);
     }
+    if (!last) g.check(ep.post_recv(bytes, in_tag, g.deadline()));
+    if (!initiator) g.check(ep.post_send(peer, bytes, out_tag, g.deadline()));
   }
-  g.check(ep.wait(send_base + static_cast<std::uint64_t>(total), 0, g.deadline()));
+  g.check(ep.wait(send_base + static_cast<std::uint64_t>(done), 0, g.deadline()));
   return out;
 }
 
@@ -65,6 +96,7 @@ std::vector<double> stream(RdmEndpoint& ep, int peer, StreamRole role, std::size
                            const TrafficOptions& o) {
   const char* dir = role == StreamRole::Both ? "bidirectional" : role == StreamRole::Send ? "send" : "receive";
   const Guard g{o, peer, fmt::format("{} stream at {} (window {})", dir, format_bytes(bytes), o.window)};
+  Pace pace(o, bytes);
   const int total = o.warmup + o.iters;
   const auto w = static_cast<std::uint64_t>(o.window);
   std::vector<double> out;
@@ -72,11 +104,15 @@ std::vector<double> stream(RdmEndpoint& ep, int peer, StreamRole role, std::size
   const std::uint64_t data = tag_of(tag, kData), ack = tag_of(tag, kAck);
   if (role == StreamRole::Receive)  // the first window's receives; later ones go up before each ack
     for (std::uint64_t k = 0; k < w; ++k) g.check(ep.post_recv(bytes, data, g.deadline()));
-  for (int i = 0; i < total; ++i) {
-    const bool more = i + 1 < total;
+  bool last = false;
+  for (int i = 0; !last; ++i) {
     const auto t0 = Clock::now();
+    // The sender's decision, on its own clock; the receiver learns it from the data's mark.
+    const bool mine = role != StreamRole::Receive && pace.last(i, t0);
     switch (role) {
       case StreamRole::Send:
+        last = mine;
+        if (bytes > 0) ep.set_mark(last ? kStop : kGo);
         g.check(ep.post_recv(0, ack, g.deadline()));
         for (std::uint64_t k = 0; k < w; ++k) g.check(ep.post_send(peer, bytes, data, g.deadline()));
         sends += w, recvs += 1;
@@ -85,20 +121,24 @@ std::vector<double> stream(RdmEndpoint& ep, int peer, StreamRole role, std::size
       case StreamRole::Receive:
         recvs += w;
         g.check(ep.wait(sends, recvs, g.deadline()));
-        if (more)
+        last = i + 1 == total || (bytes > 0 && ep.received_mark() == kStop);
+        if (!last)
           for (std::uint64_t k = 0; k < w; ++k) g.check(ep.post_recv(bytes, data, g.deadline()));
         g.check(ep.post_send(peer, 0, ack, g.deadline()));
         sends += 1;
         break;
       case StreamRole::Both:
+        if (bytes > 0) ep.set_mark(mine ? kStop : kGo);
         for (std::uint64_t k = 0; k < w; ++k) g.check(ep.post_recv(bytes, data, g.deadline()));
         for (std::uint64_t k = 0; k < w; ++k) g.check(ep.post_send(peer, bytes, data, g.deadline()));
         sends += w, recvs += w;
         g.check(ep.wait(sends, recvs, g.deadline()));
+        // Both sides know both marks now, so both stop after the same iteration.
+        last = mine || (bytes > 0 && ep.received_mark() == kStop);
         break;
     }
     const auto t1 = Clock::now();
-    if (role != StreamRole::Receive && i >= o.warmup) out.push_back(seconds(t0, t1));
+    if (role != StreamRole::Receive && pace.timed(i)) out.push_back(seconds(t0, t1));
   }
   g.check(ep.wait(sends, recvs, g.deadline()));
   return out;

@@ -15,10 +15,18 @@ struct TrafficOptions {
   int iters = 1000;  // timed iterations
   int window = 16;   // stream: sends outstanding per iteration
   double timeout_s = 30;  // longest wait for one completion; past it, PeerTimeout
+  // When > 0, the measurement ends once it has run this long (warm-up included) and `min_samples`
+  // were timed, even short of `iters`; a warm-up that alone takes that long is cut after its first
+  // iteration. The side that times (the initiator, the sender) decides and marks its last message
+  // so the other side stops with it; messages of 0 bytes cannot carry the mark and always run
+  // warmup + iters.
+  double max_time_s = 0;
+  int min_samples = 3;
 };
 
 // Ping-pong of `bytes` with `peer`. The initiator returns one sample per timed iteration: half the
 // round trip (one-way latency, as fi_pingpong's usec/xfer); the responder returns nothing.
+// Both sides run the same number of iterations: warmup + iters, fewer with max_time_s.
 std::vector<double> pingpong(RdmEndpoint& ep, int peer, bool initiator, std::size_t bytes, std::uint64_t tag,
                              const TrafficOptions& o);
 
@@ -27,7 +35,8 @@ enum class StreamRole { Send, Receive, Both };
 // One iteration: `window` messages of `bytes` in flight at once, then a short acknowledgement from
 // the receiver (Send/Receive); with Both, each side sends a window and receives the other's. The
 // sending side returns one sample per timed iteration, the seconds from the first post to the
-// acknowledgement (Both: to the last completion); Receive returns nothing.
+// acknowledgement (Both: to the last completion); Receive returns nothing. With Both, either side's
+// mark ends the measurement after that iteration, on both.
 std::vector<double> stream(RdmEndpoint& ep, int peer, StreamRole role, std::size_t bytes, std::uint64_t tag,
                            const TrafficOptions& o);
 

@@ -93,6 +93,32 @@ TEST_F(Fabric, FourRanksCoverEveryPairWithMatrices) {
   }
 }
 
+// Iteration counts that would take minutes, a budget of seconds: every measurement stops on time
+// with fewer samples (at least 3), both sides agreeing, and the verdict comes from what was taken.
+TEST_F(Fabric, MeasurementsEndOnTimeWithinTheBudget) {
+  const fs::path out = dir_ / "fabric.json";
+  const auto start = std::chrono::steady_clock::now();
+  const Result r = collbench("fabric --provider tcp -b 8 -e 64K --latency-max 1K --bandwidth-min 64K -n 10000000 -w 10 "
+                             "--bw-iters 10000000 --bw-warmup 1 --window 4 --budget 6s --no-color -o " +
+                                 out.string(),
+                             2);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.code, 0) << describe(r);
+  // Uncapped, 8 ping-pong sizes x 10^7 iterations would run for hours; a generous bound for a busy host.
+  EXPECT_LT(wall, 120) << describe(r);
+  const json d = read_json(out);
+  EXPECT_EQ(d["budget_s"], 6);
+  const json& lane = d["pairs"][0]["lanes"][0];
+  ASSERT_EQ(lane["latency"].size(), 8u);
+  for (const auto& p : lane["latency"]) {
+    EXPECT_GE(p["samples"].get<int>(), 3);
+    EXPECT_LT(p["samples"].get<int>(), 10000000);
+  }
+  ASSERT_EQ(lane["bandwidth"].size(), 1u);
+  EXPECT_GE(lane["bandwidth"][0]["samples"].get<int>(), 3);
+  EXPECT_LT(lane["bandwidth"][0]["samples"].get<int>(), 10000000);
+}
+
 TEST_F(Fabric, TcpOnAnEfaInstanceProfileIsTcpFallback) {
   const Result r = collbench(std::string(kQuick) + " --instance-type p5.48xlarge", 2);
   EXPECT_EQ(r.code, 3) << describe(r);

@@ -1,0 +1,16 @@
+// The wall-time budget that hunt and fabric share: its default, and each round's share of it.
+#pragma once
+
+namespace collbench {
+
+// The default --budget: 60 s plus 15 s per planned round and for two confirmation rounds, so it
+// grows with the schedule: about 2.5 minutes up to 8 nodes.
+double default_budget_s(int planned_rounds);
+
+// How long one round may time its iterations: an even share of what is left of the budget over
+// the rounds still to run, less a third for set-up, warm-up and gathering, and no more than
+// `long_round_s` (a round that long has all the samples a verdict needs). Zero: the budget cannot
+// fit another round.
+double round_slice_s(double left_s, int rounds_left, double long_round_s);
+
+}  // namespace collbench
