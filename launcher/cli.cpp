@@ -9,6 +9,7 @@
 #include "bench/sizes.h"
 #include "launcher/cli_fabric.h"
 #include "launcher/cli_run.h"
+#include "launcher/verdicts.h"
 
 namespace collbench {
 namespace {
@@ -168,6 +169,8 @@ Command parse_command_line(const std::vector<std::string>& args) {
     throw UsageError(fmt::format("{}; see '{}'", e.what(), where));
   }
   finish_verdict_options(cmd.verdict, raw);
+  // Not for `thresholds derive`, whose --instance-type names the profile it writes.
+  if (run->parsed() || fabric->parsed() || analyze->parsed() || compare->parsed()) check_verdict_inputs(cmd.verdict);
   if (run->parsed()) {
     finish_run_options(cmd.run, raw);
     cmd.tolerance = parse_fraction(tolerance, "--tolerance");

@@ -3,16 +3,23 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "bench/errors.h"
+#include "reports/instance_types.h"
+#include "reports/suggest.h"
+#include "reports/thresholds.h"
 
 namespace collbench {
 namespace fs = std::filesystem;
 using report::Finding;
 
 std::string resolve_instance_type(const VerdictOptions& v, const std::string& detected) {
-  return v.instance_type.empty() ? detected : v.instance_type;
+  std::string type = v.instance_type.empty() ? detected : v.instance_type;
+  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return type;
 }
 
 std::string default_thresholds_dir() {
@@ -39,6 +46,25 @@ std::optional<report::InstanceThresholds> thresholds_for(const VerdictOptions& v
   } catch (const report::ThresholdError& e) {
     throw UsageError(e.what());
   }
+}
+
+void check_verdict_inputs(VerdictOptions& v) {
+  std::transform(v.instance_type.begin(), v.instance_type.end(), v.instance_type.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // A file or folder that cannot be used throws UsageError here; a file's profile comes back.
+  const auto profile = thresholds_for(v, v.instance_type);
+  if (v.instance_type.empty() || report::looks_like_instance_type(v.instance_type)) return;
+  // A name of the user's own (a profile written by `thresholds derive`) is fine where the
+  // thresholds given have a profile by that name.
+  if (profile && profile->instance_type == v.instance_type) return;
+  const std::string where = v.thresholds.empty() || v.thresholds == "none" ? default_thresholds_dir() : v.thresholds;
+  std::vector<std::string> known;
+  if (fs::is_directory(where)) known = report::profile_names(where);
+  const auto hint = report::did_you_mean(v.instance_type, known);
+  throw UsageError(fmt::format("--instance-type '{}': not an EC2 instance type{}; {}", v.instance_type,
+                               known.empty() ? "" : " nor a profile in " + where,
+                               hint ? fmt::format("did you mean {}?", *hint)
+                                    : "give one such as p5.48xlarge, or --thresholds FILE with a profile of that name"));
 }
 
 std::vector<Finding> threshold_findings(const VerdictOptions& v, const std::string& instance_type,

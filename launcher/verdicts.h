@@ -27,6 +27,12 @@ std::vector<report::Finding> threshold_findings(const VerdictOptions& v, const s
 // The installed thresholds/ folder.
 std::string default_thresholds_dir();
 
+// Checks --instance-type and --thresholds before anything runs, and lower-cases the instance type
+// (EC2 names are lower case; matching ignores case). A name that is not an EC2 instance type, or a
+// thresholds file or folder that cannot be used, is a UsageError naming it and the fix, with the
+// nearest profile when the name looks like a typo of one.
+void check_verdict_inputs(VerdictOptions& v);
+
 // MPI launchers hand ranks a pseudo-terminal even when their output goes to a file, so a terminal
 // seen under a launcher proves nothing.
 bool is_terminal(int fd);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -142,6 +143,15 @@ std::optional<InstanceThresholds> find_thresholds(const std::string& dir, const 
     throw ThresholdError(fmt::format("{}: instance_type is '{}' but the file is named for '{}'; make them agree",
                                      file.string(), t.instance_type, instance_type));
   return t;
+}
+
+std::vector<std::string> profile_names(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path().stem().string());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace collbench::report

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "bench/errors.h"
 #include "launcher/cli.h"
 
@@ -61,6 +64,32 @@ TEST(Cli, BadInputIsAUsageErrorNamingTheOption) {
   expect_usage_error({"run", "--bogus"}, "--bogus");
   expect_usage_error({"walk"}, "walk");
   expect_usage_error({"run", "--inject", "melt:1"}, "melt");
+}
+
+// Checked while parsing, before any rank measures: a typo in the instance type, a thresholds file
+// that is missing or has an unknown key. Matching ignores case.
+TEST(Cli, InstanceTypeAndThresholdsAreCheckedBeforeAnythingRuns) {
+  expect_usage_error({"run", "--instance-type", "p5.48xlarg"}, "did you mean p5.48xlarge?");
+  expect_usage_error({"fabric", "--instance-type", "p4d24xlarge"}, "did you mean p4d.24xlarge?");
+  expect_usage_error({"analyze", "x.txt", "--instance-type", "banana"}, "give one such as p5.48xlarge");
+  EXPECT_EQ(parse({"run", "--instance-type", "P5.48XLARGE"}).verdict.instance_type, "p5.48xlarge");
+  // A well-formed type without a profile is not an error: the run says no thresholds applied.
+  EXPECT_EQ(parse({"run", "--instance-type", "c5n.18xlarge"}).verdict.instance_type, "c5n.18xlarge");
+
+  const auto dir = std::filesystem::temp_directory_path() / ("cb-cli-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::create_directories(dir);
+  expect_usage_error({"run", "--thresholds", (dir / "missing.json").string()}, "missing.json");
+  const auto bad = dir / "bad.json";
+  std::ofstream(bad) << R"({"schema": "collbench.thresholds/1", "instance_type": "p5.48xlarge", "colour": "red",
+                           "thresholds": []})";
+  for (const char* command : {"run", "analyze", "compare", "fabric"}) {
+    std::vector<std::string> args{command};
+    if (std::string(command) == "analyze") args.push_back("x.txt");
+    if (std::string(command) == "compare") args.insert(args.end(), {"a.json", "b.json"});
+    args.insert(args.end(), {"--thresholds", bad.string()});
+    expect_usage_error(args, "colour");
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Cli, HuntOptions) {
