@@ -191,6 +191,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
     cmd.kind = Command::Kind::Fabric;
   } else if (analyze->parsed()) {
     if (cmd.analyze.nodes < 0) throw UsageError("--nodes must be positive");
+    if (!cmd.analyze.op.empty()) cmd.analyze.op = canonical_op(cmd.analyze.op, "--op");
     cmd.kind = Command::Kind::Analyze;
   } else if (compare->parsed()) {
     cmd.compare.tolerance = parse_fraction(tolerance, "--tolerance");

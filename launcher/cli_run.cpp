@@ -10,6 +10,7 @@
 #include "bench/dtype.h"
 #include "bench/errors.h"
 #include "bench/sizes.h"
+#include "reports/suggest.h"
 
 namespace collbench {
 namespace {
@@ -20,6 +21,16 @@ std::vector<std::string> split_list(const std::string& text) {
   for (std::string item; std::getline(in, item, ',');)
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+// "OPTION: unknown name 'X'; did you mean Y? (choose from ...)"; `choices` is a ", " list.
+UsageError unknown_name(const std::string& option, const std::string& name, const std::string& choices,
+                        const std::string& also = "") {
+  std::vector<std::string> known;
+  for (const auto& c : split_list(choices)) known.push_back(c.substr(c.find_first_not_of(' ')));
+  const auto hint = report::did_you_mean(name, known);
+  return UsageError(fmt::format("{}: unknown name '{}'; {}choose from {}{}", option, name,
+                                hint ? fmt::format("did you mean {}? ", *hint) : "", choices, also));
 }
 
 // A comma-separated list of names, each parsed by `parse`; "all" expands to `every`.
@@ -33,7 +44,7 @@ std::vector<T> parse_list(const std::string& text, const std::string& option, co
       continue;
     }
     auto v = parse(name);
-    if (!v) throw UsageError(fmt::format("{}: unknown name '{}'; choose from {} or all", option, name, choices));
+    if (!v) throw unknown_name(option, name, choices, " or all");
     out.push_back(*v);
   }
   if (out.empty()) throw UsageError(fmt::format("{}: empty list; name at least one of {}", option, choices));
@@ -120,6 +131,12 @@ void add_run_options(CLI::App& run, RunOptions& o, std::map<std::string, std::st
 
   run.add_option("--inject", raw["inject"], "Test only: KIND:RANK[:CASE], KIND corrupt|hang|kill|setup")
       ->group("");  // hidden
+}
+
+std::string canonical_op(const std::string& text, const std::string& option) {
+  const auto c = parse_coll(text);
+  if (!c) throw unknown_name(option, text, coll_names());
+  return std::string(collective_info(*c).name);
 }
 
 void finish_run_options(RunOptions& o, std::map<std::string, std::string>& raw) {

@@ -14,4 +14,8 @@ void add_run_options(CLI::App& run, RunOptions& o, std::map<std::string, std::st
 // Parses and checks what add_run_options collected. Throws UsageError.
 void finish_run_options(RunOptions& o, std::map<std::string, std::string>& raw);
 
+// collbench's name of one collective given as `option` (allreduce, AllReduce, all_reduce are
+// accepted); an unknown one is a UsageError with the nearest name.
+std::string canonical_op(const std::string& text, const std::string& option);
+
 }  // namespace collbench

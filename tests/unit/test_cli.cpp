@@ -64,6 +64,10 @@ TEST(Cli, BadInputIsAUsageErrorNamingTheOption) {
   expect_usage_error({"run", "--bogus"}, "--bogus");
   expect_usage_error({"walk"}, "walk");
   expect_usage_error({"run", "--inject", "melt:1"}, "melt");
+  expect_usage_error({"run", "--ops", "all_reduce,all_to_al"}, "did you mean all_to_all?");
+  expect_usage_error({"run", "-d", "flaot"}, "did you mean float?");
+  expect_usage_error({"analyze", "x.txt", "--op", "allreduc"}, "did you mean all_reduce?");
+  EXPECT_EQ(parse({"analyze", "x.txt", "--op", "AllReduce"}).analyze.op, "all_reduce");
 }
 
 // Checked while parsing, before any rank measures: a typo in the instance type, a thresholds file
