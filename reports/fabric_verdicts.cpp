@@ -14,11 +14,8 @@ namespace collbench::report {
 namespace {
 
 constexpr std::size_t kListed = 5;
-// Latency is judged on the means of batches of each lane's iterations (fabric_math.h): at most 20,
-// at least 3, and each of at least 50 iterations, so that a port stalling one message in 20 or 30
-// shows in most batches. With 15-iteration batches (300 iterations in 20), half the batches of a
-// node at 2 Mbit/s held no stall on a busy host and their median looked healthy.
-std::size_t latency_batches(std::size_t iterations) { return std::clamp<std::size_t>(iterations / 50, 3, 20); }
+// Latency is judged on the means of this many batches of each lane's iterations (fabric_math.h).
+constexpr std::size_t kLatencyBatches = 20;
 
 std::string name_of(const FabricRun& run, int unit) {
   return static_cast<std::size_t>(unit) < run.units.size() ? run.units[unit].name : fmt::format("n{}", unit);
@@ -107,7 +104,7 @@ std::vector<PairSample> fabric_pair_samples(const FabricRun& run, FabricMeasure 
       PairSample s{pair.a, pair.b, pair.round, {}, run.main_rounds >= 0 && pair.round >= run.main_rounds};
       if (m == FabricMeasure::Latency) {
         for (const auto& p : lane.latency)
-          if (p.bytes == run.latency_bytes) s.busbw_gbs = latency_rates(batch_means(p.samples_us, latency_batches(p.samples_us.size())));
+          if (p.bytes == run.latency_bytes) s.busbw_gbs = latency_rates(batch_means(p.samples_us, kLatencyBatches));
       } else {
         for (const auto& p : lane.bandwidth)
           if (p.bytes == run.bandwidth_bytes) s.busbw_gbs = p.uni_gbs;

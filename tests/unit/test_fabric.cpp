@@ -224,7 +224,7 @@ report::FabricRun synthetic_run(int n, double (*lat_us)(int, int), double (*gbs)
     for (int b = a + 1; b < n; ++b) {
       report::FabricLane lane{0, a, b, {}, {}};
       std::vector<double> s;
-      for (int k = 0; k < 150; ++k) s.push_back(lat_us(a, b) * (1 + 0.01 * (k % 5)) * 1e-6);
+      for (int k = 0; k < 50; ++k) s.push_back(lat_us(a, b) * (1 + 0.01 * (k % 5)) * 1e-6);
       lane.latency.push_back(report::latency_point(8, s));
       report::BandwidthPoint bw;
       bw.bytes = 1 << 20;
@@ -268,32 +268,12 @@ TEST(FabricAttribution, LowBandwidthNodeIsNamedInGigabytesPerSecond) {
   EXPECT_NE(m.find("80% below"), std::string::npos) << m;
 }
 
-// A rate-limited port on a busy host stalls messages in clumps: node 3's pairs pass 12 us messages
-// and hold 3 in a row for 2 ms every 66 (mean ~100 us); healthy pairs take 15 us. Over 300
-// iterations, batches of 15 mostly miss the clumps and their median looks healthy; batches of 50
-// (6 of them) nearly all hold one.
-TEST(FabricAttribution, ClumpedStallsShowInBatchesOfFifty) {
-  report::FabricRun run = synthetic_run(4, lat_flat, bw_flat);
-  for (auto& pair : run.pairs) {
-    std::vector<double> s;
-    const bool slow = pair.b == 3;
-    for (int k = 0; k < 300; ++k) s.push_back((slow ? (k % 66 < 3 ? 2000 : 12) : 15) * 1e-6);
-    pair.lanes[0].latency = {report::latency_point(8, s)};
-  }
-  const auto lat = report::attribute(report::fabric_pair_samples(run, report::FabricMeasure::Latency), 4,
-                                     report::fabric_attribution_options(report::FabricMeasure::Latency));
-  const auto f = report::fabric_attribution_findings(lat, run, report::FabricMeasure::Latency);
-  ASSERT_TRUE(has(f, "FABRIC_SLOW_NODE_LATENCY"));
-  EXPECT_EQ(get(f, "FABRIC_SLOW_NODE_LATENCY").message.rfind("node3:", 0), 0u);
-}
-
 TEST(FabricAttribution, LatencyRateRoundTripsThroughTheMatrix) {
   const auto run = synthetic_run(3, lat_flat, bw_flat);
   const auto samples = report::fabric_pair_samples(run, report::FabricMeasure::Latency);
   ASSERT_EQ(samples.size(), 3u);
   const auto a = report::attribute(samples, 3);
-  // The median of rates is the rate of the median latency: 3 batches of 50, each the 5-step cycle
-  // 50 us * (1 + 0.01 k), mean 51.
+  // The median of rates is the rate of the median latency: 50 us * (1 + 0.02).
   EXPECT_NEAR(1000.0 / a.matrix[0][1], 51.0, 1e-9);
 }
 
