@@ -23,7 +23,7 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-// "OPTION: unknown name 'X'; did you mean Y? (choose from ...)"; `choices` is a ", " list.
+// "OPTION: unknown name 'X'; did you mean Y? choose from A, B"; `choices` is a ", " list.
 UsageError unknown_name(const std::string& option, const std::string& name, const std::string& choices,
                         const std::string& also = "") {
   std::vector<std::string> known;

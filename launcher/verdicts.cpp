@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
 #include <filesystem>
 
 #include "bench/errors.h"
@@ -17,9 +15,7 @@ namespace fs = std::filesystem;
 using report::Finding;
 
 std::string resolve_instance_type(const VerdictOptions& v, const std::string& detected) {
-  std::string type = v.instance_type.empty() ? detected : v.instance_type;
-  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return type;
+  return report::normalized_instance_type(v.instance_type.empty() ? detected : v.instance_type);
 }
 
 std::string default_thresholds_dir() {
@@ -49,8 +45,7 @@ std::optional<report::InstanceThresholds> thresholds_for(const VerdictOptions& v
 }
 
 void check_verdict_inputs(VerdictOptions& v) {
-  std::transform(v.instance_type.begin(), v.instance_type.end(), v.instance_type.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  v.instance_type = report::normalized_instance_type(v.instance_type);
   // A file or folder that cannot be used throws UsageError here; a file's profile comes back.
   const auto profile = thresholds_for(v, v.instance_type);
   if (v.instance_type.empty() || report::looks_like_instance_type(v.instance_type)) return;

@@ -104,12 +104,6 @@ constexpr std::string_view kEfaSizes[] = {
 };
 // clang-format on
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
 bool listed(std::string_view type) {
   return std::find(std::begin(kEfaSizes), std::end(kEfaSizes), type) != std::end(kEfaSizes);
 }
@@ -129,11 +123,11 @@ bool is_digits(std::string_view s) {
 std::string instance_family(std::string_view instance_type) {
   const auto dot = instance_type.find('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 == instance_type.size()) return "";
-  return lower(instance_type.substr(0, dot));
+  return normalized_instance_type(instance_type.substr(0, dot));
 }
 
 bool efa_capable(std::string_view instance_type) {
-  const std::string type = lower(instance_type);
+  const std::string type = normalized_instance_type(instance_type);
   if (listed(type)) return true;
   const std::string family = instance_family(type);
   if (family.empty()) return false;
@@ -144,6 +138,12 @@ bool efa_capable(std::string_view instance_type) {
   if (size.rfind("metal-", 0) == 0 && size.size() > 8 && size.substr(size.size() - 2) == "xl")
     return listed(family + "." + std::string(size.substr(6, size.size() - 8)) + "xlarge");
   return false;
+}
+
+std::string normalized_instance_type(std::string_view instance_type) {
+  std::string out(instance_type);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
 }
 
 bool looks_like_instance_type(std::string_view text) {

@@ -10,6 +10,9 @@ namespace collbench::report {
 // "p4d" for "p4d.24xlarge", "p6-b200" for "p6-b200.48xlarge"; empty when there is no ".size" part.
 std::string instance_family(std::string_view instance_type);
 
+// EC2 names are lower case; matching ignores case: "P5.48XLARGE" -> "p5.48xlarge".
+std::string normalized_instance_type(std::string_view instance_type);
+
 // True when AWS lists this exact type (case-insensitive) as supporting EFA.
 bool efa_capable(std::string_view instance_type);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace collbench::ofi {
@@ -16,19 +17,16 @@ PollingPlan plan_polling(const std::vector<std::string>& machine_by_rank, const 
   PollingPlan plan;
   int spinning = 0;
   // The reason names the most crowded machine: the most ranks per core, unknown cores worst.
-  int most = 0, most_cores = 1;
+  auto crowding = [](int n, int cores) { return cores > 0 ? double(n) / cores : HUGE_VAL; };
+  int most = 0, most_cores = 0;
   std::string crowded_host;
-  auto more_crowded = [&](int n, int cores) {
-    if (most == 0) return true;
-    if (cores <= 0 || most_cores <= 0) return cores <= 0 && most_cores > 0;
-    return n * most_cores > most * cores;
-  };
   for (std::size_t r = 0; r < machine_by_rank.size(); ++r) {
     const int n = ranks_on[machine_by_rank[r]], cores = cores_by_rank.at(r);
     const bool fits = cores > 0 && n <= cores;
     plan.by_rank.push_back(fits ? Polling::Spin : Polling::Yield);
     spinning += fits ? 1 : 0;
-    if (more_crowded(n, cores)) most = n, most_cores = cores, crowded_host = host_by_rank.at(r);
+    if (most == 0 || crowding(n, cores) > crowding(most, most_cores))
+      most = n, most_cores = cores, crowded_host = host_by_rank.at(r);
   }
   const auto total = static_cast<int>(plan.by_rank.size());
   plan.summary = spinning == total ? "spin" : spinning == 0 ? "yield" : "mixed";

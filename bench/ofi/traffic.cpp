@@ -70,9 +70,8 @@ std::vector<double> pingpong(RdmEndpoint& ep, int peer, bool initiator, std::siz
   const std::uint64_t recv_base = ep.recvs_done(), send_base = ep.sends_done();
   // The next receive is always posted before the message that provokes it is sent.
   g.check(ep.post_recv(bytes, in_tag, g.deadline()));
-  int done = 0;
-  for (bool last = false; !last; ++done) {
-    const int i = done;
+  int i = 0;
+  for (bool last = false; !last; ++i) {
     if (initiator) {
       const auto t0 = Clock::now();
       last = pace.last(i, t0);
@@ -88,7 +87,7 @@ std::vector<double> pingpong(RdmEndpoint& ep, int peer, bool initiator, std::siz
     if (!last) g.check(ep.post_recv(bytes, in_tag, g.deadline()));
     if (!initiator) g.check(ep.post_send(peer, bytes, out_tag, g.deadline()));
   }
-  g.check(ep.wait(send_base + static_cast<std::uint64_t>(done), 0, g.deadline()));
+  g.check(ep.wait(send_base + static_cast<std::uint64_t>(i), 0, g.deadline()));  // i: iterations run
   return out;
 }
 
