@@ -50,7 +50,8 @@ json lane_samples_json(const ofi::Lane& lane, bool initiator, const ofi::LaneSam
           {"rank_a", lane.rank_a}, {"rank_b", lane.rank_b},
           {"initiator", initiator}, {"latency", sizes_json(s.latency)},
           {"forward", sizes_json(s.forward)}, {"backward", sizes_json(s.backward)},
-          {"bidir", sizes_json(s.bidir)}};
+          {"bidir", sizes_json(s.bidir)}, {"latency_starved_at", s.latency_starved_at},
+          {"bandwidth_starved_at", s.bandwidth_starved_at}};
 }
 
 FabricResults::FabricResults(const FabricOptions& o, const VerdictOptions& v, std::vector<std::string> argv,
@@ -128,6 +129,9 @@ void FabricResults::add_lanes(const json& lanes) {
   const int window = run_.options.window;
   for (const auto& j : lanes) {
     report::FabricLane& l = lane(j["round"], j["a"], j["b"], j["lane"], j["rank_a"], j["rank_b"]);
+    // Both sides report the same sizes (traffic.h); either entry may come first.
+    l.latency_starved_at = std::max(l.latency_starved_at, j["latency_starved_at"].get<std::uint64_t>());
+    l.bandwidth_starved_at = std::max(l.bandwidth_starved_at, j["bandwidth_starved_at"].get<std::uint64_t>());
     for (const auto& [bytes, s] : sizes_from(j["latency"])) l.latency.push_back(report::latency_point(bytes, s));
     for (const auto& [bytes, s] : sizes_from(j["forward"])) {
       auto& p = point_for(l, bytes, window);
@@ -175,6 +179,8 @@ int FabricResults::finish(bool color, const std::string& output) {
     for (auto& l : p.lanes)
       std::sort(l.bandwidth.begin(), l.bandwidth.end(), [](const auto& x, const auto& y) { return x.bytes < y.bytes; });
   }
+  const std::uint64_t planned_bandwidth = run_.bandwidth_bytes;
+  if (const std::uint64_t common = report::common_bandwidth_bytes(run_)) run_.bandwidth_bytes = common;
   const int n = static_cast<int>(run_.units.size());
   std::vector<report::NodeEfa> efa;
   for (const auto& [node, count] : run_.efa_devices) efa.push_back({node, count});
@@ -194,6 +200,7 @@ int FabricResults::finish(bool color, const std::string& output) {
     const auto f = report::fabric_attribution_findings(*slot, run_, m);
     findings.insert(findings.end(), f.begin(), f.end());
   }
+  if (auto f = report::fabric_skipped_sizes_finding(run_, planned_bandwidth)) findings.push_back(std::move(*f));
   if (!run_.not_measured.empty()) {
     std::string pairs;
     for (const auto& [a, b] : run_.not_measured)

@@ -1,12 +1,14 @@
 #include "reports/analyze_input.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 namespace collbench::report {
 namespace {
@@ -46,6 +48,28 @@ int ranks_from_ratio(const std::string& op, double algbw, double busbw) {
   return n >= 1 && n < 1e6 ? static_cast<int>(std::lround(n)) : 0;
 }
 
+// The collective the bus factor (busbw/algbw at the largest size) points to when nothing names it:
+// only all_reduce has a factor above 1, 2(n-1)/n. Below 1, (n-1)/n fits all_gather, reduce_scatter
+// and all_to_all alike, and 1 fits broadcast, reduce and sendrecv: those stay unknown, said in `notes`.
+std::string op_from_ratio(const std::vector<ParsedRow>& rows, std::vector<std::string>& notes) {
+  const ParsedRow* big = nullptr;
+  for (const auto& r : rows)
+    if (r.out_of_place && r.out_of_place->algbw_gbs > 0 && (!big || r.bytes > big->bytes)) big = &r;
+  if (!big) return "";
+  const double ratio = big->out_of_place->busbw_gbs / big->out_of_place->algbw_gbs;
+  // nccl-tests prints 2 decimals: at 0.01 GB/s a ratio can be off by ~1%.
+  if (ratio > 1.02 && ratio < 2) {
+    notes.push_back(fmt::format("collective all_reduce inferred from busbw/algbw = {:.3f} at {} B (only all_reduce's "
+                                "bus factor 2(n-1)/n exceeds 1); pass --op if that is wrong",
+                                ratio, big->bytes));
+    return "all_reduce";
+  }
+  notes.push_back(fmt::format("collective unknown: busbw/algbw = {:.3f} at {} B fits {}; pass --op", ratio, big->bytes,
+                              ratio < 0.98 ? "all_gather, reduce_scatter and all_to_all alike"
+                                           : "broadcast, reduce and sendrecv alike"));
+  return "";
+}
+
 CaseResult make_case(const std::string& op, const ParsedRow& row, const ParsedPlacement& p, const char* placement) {
   CaseResult c;
   c.op = op;
@@ -76,7 +100,10 @@ void infer_span(ExternalResults& out, const std::vector<ParsedRank>& ranks, cons
   out.span.nodes = static_cast<int>(hosts.size());
   if (hints.nodes > 0) {
     if (out.span.nodes > 0 && out.span.nodes != hints.nodes)
-      out.notes.push_back(fmt::format("--nodes {} overrides the {} hosts named in the file", hints.nodes, out.span.nodes));
+      throw std::invalid_argument(fmt::format(
+          "--nodes {} contradicts the file, whose rank lines name {} host(s) ({}); drop --nodes, or give the file "
+          "of the run you mean",
+          hints.nodes, out.span.nodes, fmt::join(hosts, ", ")));
     out.span.nodes = hints.nodes;
   }
   if (out.span.ranks == 0 && !out.cases.empty()) {
@@ -106,16 +133,21 @@ ExternalResults from_nccl_tests_text(std::string_view text, std::string_view fil
   for (const auto& t : parsed.tables) {
     std::string op = !t.collective.empty() ? normalize_op(t.collective) : hints.op;
     if (op.empty()) op = op_from_name(file_name);
-    if (op.empty()) {
-      out.notes.push_back("collective unknown: the file does not name it; pass --op");
-      op = "unknown";
-    }
+    if (op.empty()) op = op_from_ratio(t.rows, out.notes);
+    if (op.empty()) op = "unknown";
     for (const auto& row : t.rows) {
       if (row.out_of_place) out.cases.push_back(make_case(op, row, *row.out_of_place, "out_of_place"));
       if (row.in_place) out.cases.push_back(make_case(op, row, *row.in_place, "in_place"));
     }
   }
   infer_span(out, parsed.ranks, hints);
+  // nccl-tests ends each table with its "Avg bus bandwidth" footer. Published excerpts often leave
+  // it out, so its absence is said, not judged.
+  for (const auto& t : parsed.tables)
+    if (!t.avg_busbw_gbs && !t.rows.empty())
+      out.notes.push_back(fmt::format("the {} table ends at {} B without the closing \"Avg bus bandwidth\" line: an "
+                                      "excerpt, or a run cut short",
+                                      t.collective.empty() ? "results" : t.collective, t.rows.back().bytes));
   return out;
 }
 

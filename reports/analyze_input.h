@@ -30,6 +30,8 @@ struct ExternalResults {
 // "all_reduce_perf", "AllReduce", "alltoall" -> "all_reduce", "all_to_all"; unknown names lower-cased.
 std::string normalize_op(std::string_view name);
 
+// The text and JSON readers throw std::invalid_argument when a hint contradicts the file
+// (--nodes against the hosts its rank lines name).
 ExternalResults from_nccl_tests_text(std::string_view text, std::string_view file_name, const ResultHints& hints);
 ExternalResults from_nccl_tests_json(const nlohmann::json& doc, std::string_view file_name, const ResultHints& hints);
 

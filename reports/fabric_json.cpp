@@ -79,7 +79,10 @@ json fabric_document(const FabricRun& run, const Attribution* latency, const Att
                       {"b_to_a_gbs", pt.b_to_a_gbs},
                       {"bidir_gbs", pt.bidir_gbs},
                       {"samples", pt.samples}});
-      lanes.push_back({{"lane", l.lane}, {"ranks", {l.rank_a, l.rank_b}}, {"latency", lat}, {"bandwidth", bw}});
+      json lane{{"lane", l.lane}, {"ranks", {l.rank_a, l.rank_b}}, {"latency", lat}, {"bandwidth", bw}};
+      if (l.latency_starved_at) lane["latency_starved_at"] = l.latency_starved_at;
+      if (l.bandwidth_starved_at) lane["bandwidth_starved_at"] = l.bandwidth_starved_at;
+      lanes.push_back(std::move(lane));
     }
     pairs.push_back({{"round", pr.round},
                      {"a", pr.a},

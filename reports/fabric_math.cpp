@@ -43,6 +43,13 @@ std::vector<double> batch_means(std::span<const double> samples, std::size_t bat
   return out;
 }
 
+std::vector<double> lower_batch_means(std::span<const double> samples, std::size_t batches) {
+  std::vector<double> means = batch_means(samples, batches);
+  std::sort(means.begin(), means.end());
+  means.resize((means.size() + 1) / 2);
+  return means;
+}
+
 double latency_rate(double latency_us) { return latency_us > 0 ? 1000.0 / latency_us : 0.0; }
 
 std::vector<double> latency_rates(std::span<const double> latency_us) {

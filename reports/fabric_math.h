@@ -26,6 +26,13 @@ std::vector<double> stream_gbs(std::uint64_t bytes, int window, std::span<const 
 // cannot outvote the others.
 std::vector<double> batch_means(std::span<const double> samples, std::size_t batches);
 
+// The lower half (rounded up) of the batch means, ascending: what latency is judged on. A token
+// bucket or a congested port holds the mean of every batch up, since it fixes the average rate; a
+// busy host's scheduling stalls (milliseconds) land in some batches and not others, so the lower
+// half keeps the first and drops the second (fake cluster with one core hogged: a healthy pair's
+// mean rose to 166 us against 14-30 us unloaded, while a 2 Mbit/s node's stayed at ~195 us).
+std::vector<double> lower_batch_means(std::span<const double> samples, std::size_t batches);
+
 // Attribution judges higher-is-better samples: a latency in µs becomes messages per millisecond,
 // 1000 / latency_us, so 10% more latency reads as about 9% less rate.
 double latency_rate(double latency_us);

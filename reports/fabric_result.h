@@ -50,6 +50,9 @@ struct FabricLane {
   int rank_a = 0, rank_b = 0;
   std::vector<LatencyPoint> latency;
   std::vector<BandwidthPoint> bandwidth;
+  // The size whose measurement ran out of its time share before its warm-up and minimum samples;
+  // larger sizes of that kind were skipped on this lane. 0: none.
+  std::uint64_t latency_starved_at = 0, bandwidth_starved_at = 0;
 };
 
 struct FabricPair {

@@ -107,8 +107,8 @@ std::string render_fabric_matrix(const Attribution& a, const FabricRun& run, boo
       if (!std::isnan(x)) width = std::max(width, fmt::format("{:.{}f}", value(x), decimals).size());
   }
   ++width;
-  std::string out = latency ? fmt::format("#\n# Latency matrix: one-way us at {} per pair (median of the means of 20 "
-                                          "batches of iterations)",
+  std::string out = latency ? fmt::format("#\n# Latency matrix: one-way us at {} per pair (median of the lower half "
+                                          "of the means of 20 batches of iterations)",
                                           size_text(run.latency_bytes))
                             : fmt::format("#\n# Bandwidth matrix: median unidirectional GB/s at {} per pair",
                                           size_text(run.bandwidth_bytes));

@@ -14,7 +14,8 @@ namespace collbench::report {
 namespace {
 
 constexpr std::size_t kListed = 5;
-// Latency is judged on the means of this many batches of each lane's iterations (fabric_math.h).
+// Latency is judged on the lower half of the means of this many batches of each lane's iterations
+// (fabric_math.h).
 constexpr std::size_t kLatencyBatches = 20;
 
 std::string name_of(const FabricRun& run, int unit) {
@@ -104,7 +105,7 @@ std::vector<PairSample> fabric_pair_samples(const FabricRun& run, FabricMeasure 
       PairSample s{pair.a, pair.b, pair.round, {}, run.main_rounds >= 0 && pair.round >= run.main_rounds};
       if (m == FabricMeasure::Latency) {
         for (const auto& p : lane.latency)
-          if (p.bytes == run.latency_bytes) s.busbw_gbs = latency_rates(batch_means(p.samples_us, kLatencyBatches));
+          if (p.bytes == run.latency_bytes) s.busbw_gbs = latency_rates(lower_batch_means(p.samples_us, kLatencyBatches));
       } else {
         for (const auto& p : lane.bandwidth)
           if (p.bytes == run.bandwidth_bytes) s.busbw_gbs = p.uni_gbs;
@@ -112,6 +113,49 @@ std::vector<PairSample> fabric_pair_samples(const FabricRun& run, FabricMeasure 
       if (!s.busbw_gbs.empty()) out.push_back(std::move(s));
     }
   return out;
+}
+
+std::uint64_t common_bandwidth_bytes(const FabricRun& run) {
+  std::uint64_t common = 0;
+  bool any = false;
+  for (const auto& pair : run.pairs)
+    for (const auto& lane : pair.lanes) {
+      std::uint64_t largest = 0;
+      for (const auto& p : lane.bandwidth)
+        if (!p.uni_gbs.empty()) largest = std::max(largest, p.bytes);
+      if (largest == 0) continue;
+      common = any ? std::min(common, largest) : largest;
+      any = true;
+    }
+  return common;
+}
+
+std::optional<Finding> fabric_skipped_sizes_finding(const FabricRun& run, std::uint64_t planned_bandwidth_bytes) {
+  std::vector<std::string> lanes;
+  for (const auto& pair : run.pairs)
+    for (const auto& lane : pair.lanes) {
+      std::vector<std::string> kinds;
+      if (lane.latency_starved_at) kinds.push_back(fmt::format("latency after {}", size_text(lane.latency_starved_at)));
+      if (lane.bandwidth_starved_at)
+        kinds.push_back(fmt::format("bandwidth after {}", size_text(lane.bandwidth_starved_at)));
+      if (!kinds.empty())
+        lanes.push_back(fmt::format("{}<->{}{} ({})", name_of(run, pair.a), name_of(run, pair.b),
+                                    run.per_rank || pair.lanes.size() == 1 ? "" : fmt::format(" lane {}", lane.lane),
+                                    fmt::join(kinds, ", ")));
+    }
+  if (lanes.empty()) return std::nullopt;
+  const std::size_t shown = std::min(lanes.size(), kListed);
+  std::string judged;
+  if (run.bandwidth_bytes && run.bandwidth_bytes < planned_bandwidth_bytes)
+    judged = fmt::format("; bandwidth is judged at {} instead of {}, the largest size every lane measured",
+                         size_text(run.bandwidth_bytes), size_text(planned_bandwidth_bytes));
+  return Finding{"FABRIC_SIZES_SKIPPED", Tag::Warn, Priority::P2,
+                 fmt::format("{} lane(s) ran out of their share of the budget before a measurement's warm-up and "
+                             "minimum samples, and skipped the larger sizes: {}{}{}; a rerun with a larger --budget or a "
+                             "smaller -e measures them",
+                             lanes.size(), fmt::join(lanes.begin(), lanes.begin() + static_cast<std::ptrdiff_t>(shown), "; "),
+                             lanes.size() > shown ? fmt::format(" and {} more", lanes.size() - shown) : "", judged),
+                 ref::kPairwise};
 }
 
 AttributionOptions fabric_attribution_options(FabricMeasure m) {

@@ -30,8 +30,8 @@ std::vector<Finding> fabric_environment_findings(const FabricProvider& p, const 
 
 enum class FabricMeasure { Latency, Bandwidth };
 
-// The samples attribution judges: per lane of each pair, the means of 20 batches of the latency
-// samples at run.latency_bytes, as rates (fabric_math.h), or both directions' per-iteration
+// The samples attribution judges: per lane of each pair, the lower half of the means of 20 batches
+// of the latency samples at run.latency_bytes, as rates (fabric_math.h), or both directions' per-iteration
 // bandwidth at run.bandwidth_bytes.
 std::vector<PairSample> fabric_pair_samples(const FabricRun& run, FabricMeasure m);
 
@@ -39,6 +39,15 @@ std::vector<PairSample> fabric_pair_samples(const FabricRun& run, FabricMeasure 
 // _BANDWIDTH, FABRIC_WIDE_SLOWDOWN, FABRIC_INCONCLUSIVE or FABRIC_PAIRS_OK; values in µs for latency,
 // GB/s for bandwidth.
 std::vector<Finding> fabric_attribution_findings(const Attribution& a, const FabricRun& run, FabricMeasure m);
+
+// The largest bandwidth size that every lane measured. A lane too slow for its time share skips its
+// larger sizes (FabricLane::bandwidth_starved_at), and every pair is judged at one size, so the
+// verdict comes down to that lane's last. 0: no lane measured bandwidth.
+std::uint64_t common_bandwidth_bytes(const FabricRun& run);
+
+// FABRIC_SIZES_SKIPPED (WARN P2) when any lane skipped sizes for lack of time: which lanes, from which
+// size, and the size bandwidth is judged at when that is below `planned_bandwidth_bytes`.
+std::optional<Finding> fabric_skipped_sizes_finding(const FabricRun& run, std::uint64_t planned_bandwidth_bytes);
 
 // The rule the fabric verdicts use: the hunt's, with a wider relative floor for latency, whose
 // small-message numbers on shared hosts swing more than bandwidth does.

@@ -91,9 +91,24 @@ std::optional<ParsedRow> parse_row(std::vector<std::string> t) {
   return row;
 }
 
-// Size, count and a datatype: a row, whether or not the rest of it reads.
-bool looks_like_row(const std::vector<std::string>& t) {
-  return t.size() >= 3 && number<std::uint64_t>(t[0]) && number<std::uint64_t>(t[1]) && one_of(t[2], kTypes);
+// Size, count and a datatype at `at`: a row, whether or not the rest of it reads.
+bool row_starts_at(const std::vector<std::string>& t, std::size_t at) {
+  return t.size() >= at + 3 && number<std::uint64_t>(t[at]) && number<std::uint64_t>(t[at + 1]) &&
+         one_of(t[at + 2], kTypes);
+}
+
+// A row anywhere in the line: whatever a launcher, a logger or a quote put in front of it (Ray's
+// "(head, rank=0, pid=3808)", timestamps, pod names, "> ") is skipped by finding the row's own
+// grammar, size, count and datatype followed by a row that reads. `started` says whether a row
+// start was seen even when the rest did not read.
+std::optional<ParsedRow> find_row(const std::vector<std::string>& t, bool& started) {
+  started = false;
+  for (std::size_t at = 0; at + 3 <= t.size(); ++at) {
+    if (!row_starts_at(t, at)) continue;
+    started = true;
+    if (auto row = parse_row({t.begin() + static_cast<std::ptrdiff_t>(at), t.end()})) return row;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -101,11 +116,12 @@ bool looks_like_row(const std::vector<std::string>& t) {
 std::vector<ParsedTable> parse_nccl_tests(std::string_view text) { return parse_nccl_tests_output(text).tables; }
 
 ParsedOutput parse_nccl_tests_output(std::string_view text) {
-  static const std::regex kCollective(R"(^#?\s*Collective test: (\S+))");
+  // Unanchored: a line prefix (launcher tags, timestamps, quoting) may come first.
+  static const std::regex kCollective(R"(#?\s*Collective test: (\S+))");
   static const std::regex kConcluded(R"(Collective test (?:concluded|starting): (\S+?)(_perf)?\s*$)");
-  static const std::regex kOob(R"(^#?\s*Out of bounds values\s*:\s*(\d+))");
-  static const std::regex kAvg(R"(^#?\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+))");
-  static const std::regex kRank(R"(^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device)");
+  static const std::regex kOob(R"(Out of bounds values\s*:\s*(\d+))");
+  static const std::regex kAvg(R"(Avg bus bandwidth\s*:\s*([0-9.eE+-]+))");
+  static const std::regex kRank(R"((?:^|[#\s])\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device)");
   static const std::regex kParams(R"(nThread\s+\d+\s+nGpus\s+(\d+))");
 
   ParsedOutput result;
@@ -153,11 +169,11 @@ ParsedOutput parse_nccl_tests_output(std::string_view text) {
       result.gpus_per_process = std::stoi(m[1].str());
       continue;
     }
-    const auto tokens = split(line);
-    if (auto row = parse_row(tokens)) {
+    bool started = false;
+    if (auto row = find_row(split(line), started)) {
       if (closed) flush();
       cur.rows.push_back(*row);
-    } else if (looks_like_row(tokens)) {
+    } else if (started) {
       result.malformed.push_back({line_no, raw});
     }
   }

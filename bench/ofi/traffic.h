@@ -24,11 +24,20 @@ struct TrafficOptions {
   int min_samples = 3;
 };
 
+// What one side of a measurement returns: the seconds it timed (none on the side that does not
+// time), and whether the time share ran out before the planned warm-up and min_samples timed
+// iterations were done, which both sides learn (the last message's mark) so that both can skip the
+// larger sizes of a lane too slow for its share.
+struct Timed {
+  std::vector<double> seconds;
+  bool starved = false;
+};
+
 // Ping-pong of `bytes` with `peer`. The initiator returns one sample per timed iteration: half the
 // round trip (one-way latency, as fi_pingpong's usec/xfer); the responder returns nothing.
 // Both sides run the same number of iterations: warmup + iters, fewer with max_time_s.
-std::vector<double> pingpong(RdmEndpoint& ep, int peer, bool initiator, std::size_t bytes, std::uint64_t tag,
-                             const TrafficOptions& o);
+Timed pingpong(RdmEndpoint& ep, int peer, bool initiator, std::size_t bytes, std::uint64_t tag,
+               const TrafficOptions& o);
 
 enum class StreamRole { Send, Receive, Both };
 
@@ -37,7 +46,7 @@ enum class StreamRole { Send, Receive, Both };
 // sending side returns one sample per timed iteration, the seconds from the first post to the
 // acknowledgement (Both: to the last completion); Receive returns nothing. With Both, either side's
 // mark ends the measurement after that iteration, on both.
-std::vector<double> stream(RdmEndpoint& ep, int peer, StreamRole role, std::size_t bytes, std::uint64_t tag,
-                           const TrafficOptions& o);
+Timed stream(RdmEndpoint& ep, int peer, StreamRole role, std::size_t bytes, std::uint64_t tag,
+             const TrafficOptions& o);
 
 }  // namespace collbench::ofi

@@ -119,6 +119,28 @@ TEST_F(Fabric, MeasurementsEndOnTimeWithinTheBudget) {
   EXPECT_LT(lane["bandwidth"][0]["samples"].get<int>(), 10000000);
 }
 
+TEST_F(Fabric, ALaneTooSlowForItsShareSkipsLargerSizesAndIsJudgedAtItsLast) {
+  // --budget 2s gives each of the 31 measurements ~14 ms: a 32 MiB x 4 stream (128 MiB an iteration)
+  // cannot do its warm-up and 3 samples in that, so the lane stops at the first size that cannot.
+  const fs::path out = dir_ / "fabric.json";
+  const Result r = collbench("fabric --provider tcp -b 64K -e 32M --latency-max 64K --bandwidth-min 64K -n 10 -w 2 "
+                             "--bw-iters 20 --bw-warmup 2 --window 4 --budget 2s --no-color -o " +
+                                 out.string(),
+                             2);
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const json d = read_json(out);
+  const json& lane = d["pairs"][0]["lanes"][0];
+  ASSERT_TRUE(lane.contains("bandwidth_starved_at")) << lane.dump();
+  const auto starved = lane["bandwidth_starved_at"].get<std::uint64_t>();
+  EXPECT_LT(starved, 32ull << 20);
+  ASSERT_FALSE(lane["bandwidth"].empty());
+  EXPECT_EQ(lane["bandwidth"].back()["bytes"].get<std::uint64_t>(), starved);  // nothing larger was measured
+  EXPECT_GE(lane["bandwidth"].back()["samples"].get<int>(), 3);
+  EXPECT_EQ(d["matrices"]["bandwidth_gbs"]["bytes"].get<std::uint64_t>(), starved);
+  EXPECT_NE(r.out.find("[WARN] FABRIC_SIZES_SKIPPED (P2): 1 lane(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bandwidth is judged at"), std::string::npos) << r.out;
+}
+
 TEST_F(Fabric, TcpOnAnEfaInstanceProfileIsTcpFallback) {
   const Result r = collbench(std::string(kQuick) + " --instance-type p5.48xlarge", 2);
   EXPECT_EQ(r.code, 3) << describe(r);

@@ -35,10 +35,38 @@ TEST(AnalyzeInput, RanksInferredFromBusbwOverAlgbwWhenNoDeviceLines) {
   EXPECT_EQ(r.cases[0].op, "all_reduce") << "from the file name";
   EXPECT_EQ(r.span.ranks, 16);
   EXPECT_EQ(r.span.nodes, 2) << "from --nodes";
-  const auto unknown = from_nccl_tests_text(row, "results.txt", {});
-  EXPECT_EQ(unknown.cases[0].op, "unknown");
-  EXPECT_EQ(unknown.span.nodes, 0);
-  EXPECT_EQ(unknown.notes.size(), 2u);  // collective unknown, node count unknown
+  // No name anywhere: busbw/algbw = 1.875 > 1 is all_reduce's bus factor 2(n-1)/n, n = 16.
+  const auto inferred = from_nccl_tests_text(row, "results.txt", {});
+  EXPECT_EQ(inferred.cases[0].op, "all_reduce");
+  EXPECT_EQ(inferred.span.ranks, 16);
+  EXPECT_EQ(inferred.span.nodes, 0);
+  ASSERT_GE(inferred.notes.size(), 1u);
+  EXPECT_NE(inferred.notes[0].find("all_reduce inferred from busbw/algbw = 1.875"), std::string::npos)
+      << inferred.notes[0];
+  // (n-1)/n fits all_gather, reduce_scatter and all_to_all alike: not guessed.
+  const std::string gather_row =
+      "  1073741824      16777216     float    none      -1   9175.1  117.03  109.71      0   9166.2  117.14  109.82      0\n";
+  const auto ambiguous = from_nccl_tests_text(gather_row, "results.txt", {});
+  EXPECT_EQ(ambiguous.cases[0].op, "unknown");
+  ASSERT_GE(ambiguous.notes.size(), 1u);
+  EXPECT_NE(ambiguous.notes[0].find("all_gather, reduce_scatter and all_to_all alike"), std::string::npos)
+      << ambiguous.notes[0];
+}
+
+TEST(AnalyzeInput, NodesThatContradictTheHostLinesAreRefused) {
+  const std::string text =
+      "#  Rank  0 Group  0 Pid   6899 on host-a device  0 [0000:04:00] NVIDIA H100 80GB HBM3\n"
+      "#  Rank  1 Group  0 Pid   6900 on host-a device  1 [0000:05:00] NVIDIA H100 80GB HBM3\n"
+      "  2147483648     536870912     float     sum      -1   9175.1  234.05  234.05      0   9166.2  234.28  234.28      0\n";
+  EXPECT_EQ(from_nccl_tests_text(text, "all_reduce.txt", {1, ""}).span.nodes, 1);
+  try {
+    from_nccl_tests_text(text, "all_reduce.txt", {4, ""});
+    FAIL() << "--nodes 4 against one host was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("--nodes 4 contradicts the file, whose rank lines name 1 host(s) (host-a)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(AnalyzeInput, NcclTestsJsonResults) {

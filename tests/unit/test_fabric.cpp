@@ -10,6 +10,7 @@
 #include "bench/ofi/provider_choice.h"
 #include "launcher/cli.h"
 #include "reports/fabric_math.h"
+#include "reports/stats.h"
 #include "reports/fabric_verdicts.h"
 
 namespace collbench {
@@ -256,6 +257,32 @@ TEST(FabricAttribution, HighLatencyNodeIsNamedOnLatencyOnly) {
   EXPECT_TRUE(has(report::fabric_attribution_findings(bw, run, report::FabricMeasure::Bandwidth), "FABRIC_PAIRS_OK"));
 }
 
+TEST(FabricSkippedSizes, StarvedLaneBringsTheJudgedBandwidthSizeDownAndIsListed) {
+  auto run = synthetic_run(3, lat_flat, bw_flat);
+  EXPECT_EQ(report::common_bandwidth_bytes(run), 1u << 20);
+  EXPECT_FALSE(report::fabric_skipped_sizes_finding(run, 1 << 20));
+  // Every lane also measured 256 KiB; node0<->node2 stopped there for lack of time.
+  for (auto& pair : run.pairs) {
+    report::BandwidthPoint small;
+    small.bytes = 256 << 10;
+    small.uni_gbs = {5, 5, 5};
+    pair.lanes[0].bandwidth.insert(pair.lanes[0].bandwidth.begin(), small);
+    if (pair.a == 0 && pair.b == 2) {
+      pair.lanes[0].bandwidth.pop_back();
+      pair.lanes[0].bandwidth_starved_at = 256 << 10;
+    }
+  }
+  EXPECT_EQ(report::common_bandwidth_bytes(run), 256u << 10);
+  run.bandwidth_bytes = report::common_bandwidth_bytes(run);
+  const auto f = report::fabric_skipped_sizes_finding(run, 1 << 20);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->code, "FABRIC_SIZES_SKIPPED");
+  EXPECT_EQ(f->tag, report::Tag::Warn);
+  EXPECT_NE(f->message.find("node0<->node2 (bandwidth after 256 KiB)"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("judged at 256 KiB instead of 1 MiB"), std::string::npos) << f->message;
+  EXPECT_EQ(f->message.find("node0<->node1"), std::string::npos) << f->message;
+}
+
 TEST(FabricAttribution, LowBandwidthNodeIsNamedInGigabytesPerSecond) {
   const auto run = synthetic_run(4, lat_flat, bw_node1_slow);
   const auto bw = report::attribute(report::fabric_pair_samples(run, report::FabricMeasure::Bandwidth), 4,
@@ -273,8 +300,13 @@ TEST(FabricAttribution, LatencyRateRoundTripsThroughTheMatrix) {
   const auto samples = report::fabric_pair_samples(run, report::FabricMeasure::Latency);
   ASSERT_EQ(samples.size(), 3u);
   const auto a = report::attribute(samples, 3);
-  // The median of rates is the rate of the median latency: 50 us * (1 + 0.02).
-  EXPECT_NEAR(1000.0 / a.matrix[0][1], 51.0, 1e-9);
+  // The median of rates is the rate of the median latency: here the median of the lower half of
+  // the batch means of the pair's samples.
+  const auto& us = run.pairs[0].lanes[0].latency[0].samples_us;
+  const auto lower = report::lower_batch_means(us, 20);
+  std::vector<double> sorted(lower.begin(), lower.end());
+  EXPECT_NEAR(1000.0 / a.matrix[0][1], report::median(sorted), 1e-9);
+  EXPECT_LT(report::median(sorted), report::median(std::vector<double>(us.begin(), us.end())));
 }
 
 // ---- command line ----
@@ -326,6 +358,19 @@ TEST(FabricMath, RareLongStallsRaiseEveryBatchMeanButNotTheMedianSample) {
   std::sort(sorted.begin(), sorted.end());
   EXPECT_DOUBLE_EQ(sorted[500], 20);
   for (double m : report::batch_means(s, 20)) EXPECT_DOUBLE_EQ(m, 218);
+  // Spread evenly, the stalls hold up every batch, so the lower half of the batch means as well.
+  for (double m : report::lower_batch_means(s, 20)) EXPECT_DOUBLE_EQ(m, 218);
+}
+
+TEST(FabricMath, StallsInSomeBatchesLeaveTheLowerHalfOfBatchMeans) {
+  // A busy host: 20 us messages, and 2 ms scheduling stalls in 8 of 20 batches of 15.
+  std::vector<double> s(300, 20.0);
+  for (int b : {1, 4, 5, 9, 12, 13, 17, 19}) s[static_cast<std::size_t>(b * 15 + 7)] = 2000;
+  const auto lower = report::lower_batch_means(s, 20);
+  ASSERT_EQ(lower.size(), 10u);
+  for (double m : lower) EXPECT_DOUBLE_EQ(m, 20);
+  EXPECT_EQ(report::lower_batch_means(std::vector<double>{5, 1, 3}, 20), (std::vector<double>{1, 3}));
+  EXPECT_TRUE(report::lower_batch_means({}, 20).empty());
 }
 
 }  // namespace collbench

@@ -1,0 +1,53 @@
+#include "reports/judged.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "reports/text_table.h"
+
+namespace collbench::report {
+
+std::optional<Finding> single_rank_finding(int ranks) {
+  if (ranks != 1) return std::nullopt;
+  return Finding{"NO_LINK_CROSSED", Tag::Warn, Priority::P2,
+                 "one rank: nothing crossed NVLink, PCIe or the network, so the bandwidth figures are a copy within "
+                 "one device's memory and were not judged; run with at least 2 ranks",
+                 "", Subject::world()};
+}
+
+Finding incomplete_input_finding(const std::string& why) {
+  return {"INPUT_INCOMPLETE", Tag::Warn, Priority::P2,
+          why + "; the verdicts cover the cases it holds, not the sweep that was planned", "", Subject::world()};
+}
+
+std::optional<Finding> implausible_values_finding(const std::vector<CaseResult>& cases) {
+  std::vector<std::string> bad;
+  for (const auto& c : cases) {
+    std::vector<std::string> what;
+    const auto impossible = [](double v) { return !std::isfinite(v) || v < 0; };
+    if (impossible(c.time_us.mean) || c.time_us.mean > 1e12) what.push_back(fmt::format("time {:g} us", c.time_us.mean));
+    if (impossible(c.algbw_gbs)) what.push_back(fmt::format("algbw {:g}", c.algbw_gbs));
+    if (impossible(c.busbw_gbs)) what.push_back(fmt::format("busbw {:g}", c.busbw_gbs));
+    if (c.wrong && *c.wrong < 0) what.push_back(fmt::format("#wrong {}", *c.wrong));
+    if (!what.empty())
+      bad.push_back(fmt::format("{} {} at {}: {}", c.op, c.placement, size_text(c.bytes), fmt::join(what, ", ")));
+  }
+  if (bad.empty()) return std::nullopt;
+  const std::size_t shown = std::min<std::size_t>(bad.size(), 5);
+  return Finding{"IMPLAUSIBLE_VALUES", Tag::Warn, Priority::P1,
+                 fmt::format("values no measurement produces, so this input is not trusted and nothing in it was "
+                             "judged healthy: {}{}; check where the file came from",
+                             fmt::join(bad.begin(), bad.begin() + static_cast<std::ptrdiff_t>(shown), "; "),
+                             bad.size() > shown ? fmt::format(" and {} more", bad.size() - shown) : ""),
+                 "", Subject::world()};
+}
+
+std::vector<Finding> without_passes(std::vector<Finding> findings) {
+  std::erase_if(findings, [](const Finding& f) { return f.tag == Tag::Pass; });
+  return findings;
+}
+
+}  // namespace collbench::report
