@@ -8,6 +8,7 @@
 #include "launcher/run_json.h"
 #include "launcher/verdicts.h"
 #include "reports/analyze_input.h"
+#include "reports/curve_verdicts.h"
 #include "reports/instance_types.h"
 #include "reports/journal.h"
 #include "reports/judged.h"
@@ -73,6 +74,7 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
   std::vector<report::NodeInfo> nodes;  // which host each rank ran on, where the file says
   nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   bool partial = false;
+  std::string backend;  // collbench's own results say which; empty for the rest
   std::string incomplete;  // non-empty: how the input shows that it ended before its sweep did
   if (doc.is_discarded()) {  // JSON lines: a journal of a run that did not finish?
     const auto first = nlohmann::json::parse(text.substr(0, text.find('\n')), nullptr, false);
@@ -85,11 +87,15 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
       r.cases = report::cases_from_json(doc);
       r.span = report::span_from_json(doc);
       nodes = report::nodes_from_json(doc);
+      if (doc.contains("world")) backend = doc["world"].value("backend", "");
       if (cmd.analyze.nodes > 0 && cmd.analyze.nodes != r.span.nodes)
         throw std::invalid_argument(fmt::format("--nodes {} contradicts the run, which names {} node(s); drop --nodes",
                                                 cmd.analyze.nodes, r.span.nodes));
       if (partial) incomplete = "the file is the journal of a run that did not finish (.partial)";
-      else if (!doc.value("complete", true)) incomplete = "the run ended early: " + doc.value("error", std::string("complete: false"));
+      else if (!doc.value("complete", true))
+        incomplete = "the run ended early" + (doc.contains("error") && doc["error"].is_string()
+                                                  ? ": " + doc["error"].get<std::string>()
+                                                  : std::string(" (complete: false)"));
     } else if (doc.is_object() && doc.contains("results")) {
       r = report::from_nccl_tests_json(doc, name, hints);
     } else {
@@ -112,6 +118,8 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
                           "", report::Subject::world()});
   if (!r.cases.empty()) {
     for (auto& f : report::result_findings(r.cases, nodes)) v.findings.push_back(std::move(f));
+    if (report::curve_rule_applies(backend))
+      for (auto& f : report::curve_dip_findings(r.cases)) v.findings.push_back(std::move(f));
     if (auto f = report::single_rank_finding(r.span.ranks)) v.findings.push_back(std::move(*f));
     if (r.span.nodes == 0)
       v.findings.push_back(report::thresholds_skipped("the node count is unknown; pass --nodes"));

@@ -68,6 +68,7 @@ FabricResults::FabricResults(const FabricOptions& o, const VerdictOptions& v, st
     if (b <= o.latency_max && run_.latency_bytes == 0) run_.latency_bytes = b;
     if (b >= o.bandwidth_min) run_.bandwidth_bytes = b;
   }
+  planned_bandwidth_bytes_ = run_.bandwidth_bytes;
 }
 
 void FabricResults::set_layout(int ranks, const std::vector<ofi::Unit>& nodes, const std::vector<ofi::Unit>& units,
@@ -149,6 +150,9 @@ void FabricResults::add_lanes(const json& lanes) {
     for (const auto& [bytes, s] : sizes_from(j["bidir"]))
       point_for(l, bytes, window).bidir_gbs = report::median(report::stream_gbs(bytes, window, s, 2));
   }
+  // Lanes starved of time stopped short: every verdict, the confirmation's plan included, is taken
+  // at the largest size all lanes have.
+  if (const std::uint64_t common = report::common_bandwidth_bytes(run_)) run_.bandwidth_bytes = common;
 }
 
 void FabricResults::add_confirmation(const Schedule& rounds) {
@@ -179,8 +183,6 @@ int FabricResults::finish(bool color, const std::string& output) {
     for (auto& l : p.lanes)
       std::sort(l.bandwidth.begin(), l.bandwidth.end(), [](const auto& x, const auto& y) { return x.bytes < y.bytes; });
   }
-  const std::uint64_t planned_bandwidth = run_.bandwidth_bytes;
-  if (const std::uint64_t common = report::common_bandwidth_bytes(run_)) run_.bandwidth_bytes = common;
   const int n = static_cast<int>(run_.units.size());
   std::vector<report::NodeEfa> efa;
   for (const auto& [node, count] : run_.efa_devices) efa.push_back({node, count});
@@ -200,7 +202,7 @@ int FabricResults::finish(bool color, const std::string& output) {
     const auto f = report::fabric_attribution_findings(*slot, run_, m);
     findings.insert(findings.end(), f.begin(), f.end());
   }
-  if (auto f = report::fabric_skipped_sizes_finding(run_, planned_bandwidth)) findings.push_back(std::move(*f));
+  if (auto f = report::fabric_skipped_sizes_finding(run_, planned_bandwidth_bytes_)) findings.push_back(std::move(*f));
   if (!run_.not_measured.empty()) {
     std::string pairs;
     for (const auto& [a, b] : run_.not_measured)

@@ -55,6 +55,7 @@ class FabricResults {
   VerdictOptions verdict_;
   report::FabricRun run_;
   std::optional<report::HardwareProfile> profile_;
+  std::uint64_t planned_bandwidth_bytes_ = 0;  // the largest bandwidth size asked for
 };
 
 }  // namespace collbench

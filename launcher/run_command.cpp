@@ -27,6 +27,8 @@
 #include "launcher/world.h"
 #include "launcher/run_json.h"
 #include "reports/case_summary.h"
+#include "reports/curve_verdicts.h"
+#include "reports/judged.h"
 #include "reports/references.h"
 #include "reports/findings.h"
 #include "reports/journal.h"
@@ -81,7 +83,8 @@ std::vector<Finding> scope_threshold_findings(const VerdictOptions& v, const std
                                               const std::vector<report::CaseResult>& cases,
                                               const report::WorldInfo& world, const GroupLayout& layout) {
   if (layout.scope == "rail")
-    return {report::thresholds_skipped("rail groups are judged against each other, not against thresholds")};
+    return {report::thresholds_skipped("rail groups are judged against each other, not against thresholds",
+                                       /*chosen=*/true)};
   if (layout.scope == "world") {
     report::RunSpan span{static_cast<int>(world.nodes.size()), world.ranks, {}, {}};
     for (const auto& n : world.nodes) {
@@ -108,7 +111,22 @@ std::vector<Finding> scope_threshold_findings(const VerdictOptions& v, const std
 std::vector<Finding> run_findings(const Command& cmd, const Record& record, const std::string& instance_type,
                                   const std::vector<report::RankEnv>& envs, const GroupLayout& layout) {
   const auto& world = record.header.world;
-  const auto thresholds = thresholds_for(cmd.verdict, instance_type);
+  // Both files were checked before anything ran (check_verdict_inputs); one that broke since is
+  // said, and the other findings stay.
+  std::vector<Finding> broken;
+  const auto unusable = [&](const std::string& what, const std::exception& e) {
+    broken.push_back({"VERDICT_INPUT_CHANGED", report::Tag::Warn, report::Priority::P1,
+                      fmt::format("{} was readable when the run started and is not now ({}): its verdicts are missing "
+                                  "from this run; fix the file and judge the JSON with analyze or compare",
+                                  what, e.what()),
+                      "", report::Subject::world()});
+  };
+  std::optional<report::InstanceThresholds> thresholds;
+  try {
+    thresholds = thresholds_for(cmd.verdict, instance_type);
+  } catch (const std::exception& e) {
+    unusable("--thresholds " + cmd.verdict.thresholds, e);
+  }
   report::AuditContext ctx;
   ctx.instance_type = instance_type;
   if (thresholds) ctx.profile = thresholds->hardware;
@@ -117,14 +135,23 @@ std::vector<Finding> run_findings(const Command& cmd, const Record& record, cons
   ctx.gpus_per_process = world.gpus_per_process;
   std::vector<Finding> findings = report::audit_environment(envs, ctx);
   for (auto& f : result_findings(record.cases, world.nodes)) findings.push_back(std::move(f));
-  for (auto& f : scope_threshold_findings(cmd.verdict, instance_type, thresholds, record.cases, world, layout))
-    findings.push_back(std::move(f));
+  if (auto f = report::single_rank_finding(world.ranks)) findings.push_back(std::move(*f));
+  if (report::curve_rule_applies(world.backend))
+    for (auto& f : report::curve_dip_findings(record.cases)) findings.push_back(std::move(f));
+  if (broken.empty())
+    for (auto& f : scope_threshold_findings(cmd.verdict, instance_type, thresholds, record.cases, world, layout))
+      findings.push_back(std::move(f));
   for (auto& f : group_comparison_findings(layout, record.cases, world.nodes)) findings.push_back(std::move(f));
   if (!cmd.baseline.empty()) {
-    const nlohmann::json current = report::run_document(record.header, record.cases, {}, {});
-    const auto comparison = report::compare_runs(read_run_json(cmd.baseline), current, cmd.tolerance);
-    for (const auto& f : comparison.findings) findings.push_back(f);
+    try {
+      const nlohmann::json current = report::run_document(record.header, record.cases, {}, {});
+      const auto comparison = report::compare_runs(read_run_json(cmd.baseline), current, cmd.tolerance);
+      for (const auto& f : comparison.findings) findings.push_back(f);
+    } catch (const std::exception& e) {
+      unusable("--baseline " + cmd.baseline, e);
+    }
   }
+  findings.insert(findings.end(), broken.begin(), broken.end());
   return findings;
 }
 
@@ -289,13 +316,7 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
                     group_text[g].c_str());
       std::fputs(tables[g].finish().c_str(), stdout);
     }
-    std::vector<Finding> findings;
-    try {
-      findings = run_findings(cmd, record, instance_type, envs, layout);
-    } catch (const std::exception& e) {  // a thresholds file or baseline broken since the start
-      print_error(e.what(), rank);
-      findings = result_findings(record.cases, record.header.world.nodes);
-    }
+    const std::vector<Finding> findings = run_findings(cmd, record, instance_type, envs, layout);
     std::fputs(report::render_findings(findings, color).c_str(), stdout);
     std::fputs(report::render_summary(findings, color).c_str(), stdout);
     exit_code = report::exit_code_for(findings, cmd.verdict.fail_on_warn);

@@ -65,7 +65,7 @@ void check_verdict_inputs(VerdictOptions& v) {
 std::vector<Finding> threshold_findings(const VerdictOptions& v, const std::string& instance_type,
                                         const std::optional<report::InstanceThresholds>& t,
                                         const std::vector<report::CaseResult>& cases, const report::RunSpan& span) {
-  if (v.thresholds == "none") return {report::thresholds_skipped("--thresholds none")};
+  if (v.thresholds == "none") return {report::thresholds_skipped("--thresholds none", /*chosen=*/true)};
   if (!t) {
     if (instance_type.empty())
       return {report::thresholds_skipped(

@@ -11,6 +11,7 @@ inline constexpr const char* kVersionMismatch = "references/debugging-guide.md \
 inline constexpr const char* kTcpFallback = "references/debugging-guide.md \u00a7 13 EFA TCP Fallback";
 inline constexpr const char* kStaleShm = "references/debugging-guide.md \u00a7 15 Stale Shared Memory";
 inline constexpr const char* kMemlock = "references/debugging-guide.md \u00a7 17 RDMA Memory Registration Failure";
+inline constexpr const char* kAdvancedTuning = "references/debugging-guide.md \u00a7 19 Advanced NCCL Tuning (NVLS, PXN, Topology, Cross-NIC)";
 inline constexpr const char* kEnvVars = "references/operations.md \u00a7 7 Environment Variable Quick Reference";
 inline constexpr const char* kErrorPatterns = "references/error-patterns-quick-ref.md";
 inline constexpr const char* kSingleNode = "references/performance-testing.md \u00a7 Single-Node Baseline Test";

@@ -49,9 +49,9 @@ Subject measured_on(const RunSpan& span) {
 
 }  // namespace
 
-Finding thresholds_skipped(const std::string& why) {
-  return {"THRESHOLDS_SKIPPED", Tag::Info, Priority::None, "absolute bandwidth thresholds were not applied: " + why,
-          "", Subject::world()};
+Finding thresholds_skipped(const std::string& why, bool chosen) {
+  return {"THRESHOLDS_SKIPPED", chosen ? Tag::Info : Tag::Warn, chosen ? Priority::None : Priority::P2,
+          "absolute bandwidth thresholds were not applied: " + why, "", Subject::world()};
 }
 
 std::vector<Finding> judge_thresholds(const std::vector<CaseResult>& cases, const InstanceThresholds& t,

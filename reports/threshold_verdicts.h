@@ -25,7 +25,8 @@ struct RunSpan {
 std::vector<Finding> judge_thresholds(const std::vector<CaseResult>& cases, const InstanceThresholds& t,
                                       const RunSpan& span);
 
-// The INFO that says absolute checks were skipped, and why.
-Finding thresholds_skipped(const std::string& why);
+// THRESHOLDS_SKIPPED: a WARN (P2), which counts in Issues Found, since the verdict then says nothing
+// about absolute bandwidth; an INFO when skipping them was asked for or is the design (`chosen`).
+Finding thresholds_skipped(const std::string& why, bool chosen = false);
 
 }  // namespace collbench::report

@@ -8,7 +8,7 @@ LaneSamples run_lane(RdmEndpoint& ep, int peer, bool initiator, const LanePlan& 
   for (std::uint64_t bytes : plan.latency_sizes) {
     auto s = pingpong(ep, peer, initiator, bytes, tag++, plan.pingpong);
     if (initiator) out.latency.push_back({bytes, std::move(s.seconds)});
-    if (s.starved) {
+    if (s.starved && bytes != plan.latency_sizes.back()) {  // starved at the last size: nothing skipped
       out.latency_starved_at = bytes;
       break;
     }
@@ -23,7 +23,7 @@ LaneSamples run_lane(RdmEndpoint& ep, int peer, bool initiator, const LanePlan& 
     } else {
       out.backward.push_back({bytes, std::move(back.seconds)});
     }
-    if (fwd.starved || back.starved || both.starved) {
+    if ((fwd.starved || back.starved || both.starved) && bytes != plan.bandwidth_sizes.back()) {
       out.bandwidth_starved_at = bytes;
       break;
     }

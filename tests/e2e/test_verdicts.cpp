@@ -135,9 +135,15 @@ TEST_F(Verdicts, MalformedMeasurementLinesAreReportedWithTheirLineNumber) {
   EXPECT_EQ(collbench("analyze --fail-on warn --op all_reduce --nodes 1 --thresholds none " + (dir_ / "cut.txt").string()).code, 3);
 }
 
-TEST_F(Verdicts, UnknownInstanceTypeSkipsAbsoluteChecksWithAnInfo) {
-  const Result r = collbench("analyze " + (kFixtures / "alltoall_1x_unknown-a100_old-blank-redop-NA.txt").string());
+TEST_F(Verdicts, UnknownInstanceTypeSkipsAbsoluteChecksAndSaysSoAsAnIssue) {
+  // Nothing absolute was judged: an advisory that counts, so the summary does not say HEALTHY.
+  Result r = collbench("analyze " + (kFixtures / "alltoall_1x_unknown-a100_old-blank-redop-NA.txt").string());
   EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("[WARN] THRESHOLDS_SKIPPED (P2)"), std::string::npos) << r.out;
+  EXPECT_EQ(issues_found(r.out), 1) << r.out;
+  EXPECT_EQ(r.out.find("HEALTHY"), std::string::npos) << r.out;
+  // Asked for: an INFO.
+  r = collbench("analyze --thresholds none " + (kFixtures / "alltoall_1x_unknown-a100_old-blank-redop-NA.txt").string());
   EXPECT_NE(r.out.find("[INFO] THRESHOLDS_SKIPPED"), std::string::npos) << r.out;
 }
 

@@ -1,0 +1,145 @@
+// End to end: the inputs that used to end in a HEALTHY that judged nothing, or in no verdict at all
+// (issue-style cases): line prefixes, no collective named, ranks without hosts, --nodes against
+// the host lines, impossible values, one rank, an unfinished run, and a dip in the curve.
+#include "collbench_process.h"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using collbench::e2e::describe;
+using collbench::e2e::Result;
+using collbench::e2e::slurp;
+
+const fs::path kPublished = fs::path(COLLBENCH_FIXTURES) / "nccl-tests";
+const fs::path kWritten = fs::path(COLLBENCH_FIXTURES) / "written";
+
+using AnalyzeInputs = collbench::e2e::CollbenchTest;
+
+int issues_found(const std::string& out) {
+  std::smatch m;
+  return std::regex_search(out, m, std::regex(R"(Issues Found:\s+(\d+))")) ? std::stoi(m[1]) : -1;
+}
+
+}  // namespace
+
+TEST_F(AnalyzeInputs, AnyLinePrefixIsReadByTheRowGrammar) {
+  for (const char* file : {"all_reduce_2x_p5_ray-prefix.txt", "all_reduce_2x_p5_timestamps.txt",
+                           "all_reduce_2x_p5_markdown-quote.txt", "all_reduce_2x_p5_kubectl-prefix.txt"}) {
+    SCOPED_TRACE(file);
+    const Result r = collbench("analyze --nodes 2 --instance-type p5.48xlarge " + (kWritten / file).string());
+    EXPECT_EQ(r.code, 0) << describe(r);
+    EXPECT_NE(r.out.find("nccl-tests text, 64 cases, 16 ranks on 2 node(s)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("[PASS] BUSBW_OK: all_reduce float busbw 443.72 GB/s at 2 GiB"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("MALFORMED_LINE"), std::string::npos) << r.out;
+    EXPECT_EQ(issues_found(r.out), 0) << r.out;
+  }
+}
+
+TEST_F(AnalyzeInputs, NoCollectiveNamedIsInferredFromTheBusFactor) {
+  const Result r = collbench("analyze --nodes 2 --instance-type p5.48xlarge " + (kWritten / "mylog.txt").string());
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("16 ranks on 2 node(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: collective all_reduce inferred from busbw/algbw = 1.87"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[PASS] BUSBW_OK"), std::string::npos) << r.out;
+}
+
+TEST_F(AnalyzeInputs, RanksWithoutHostsGiveNodesFromTheGpusAndOneNodeIsSaid) {
+  // 8 ranks (bus factor 1.75), no rank lines: one p5.48xlarge, so it never crossed the network.
+  const fs::path f = dir_ / "all_reduce_8_ranks.txt";
+  std::ofstream(f) << "  2147483648     536870912     float     sum      -1   8212.9  261.47  457.57      0   8213.5  "
+                      "261.45  457.54      0\n";
+  Result r = collbench("analyze --instance-type p5.48xlarge " + f.string());
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("8 ranks on 1 node(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("node count 1 inferred from 8 ranks and the 8 GPUs of p5.48xlarge"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("never crossed the network"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[PASS] BUSBW_OK"), std::string::npos) << r.out;  // against the single-node row
+  // Said to be 2 nodes with host lines naming one: refused before any verdict.
+  const fs::path g = dir_ / "one_host.txt";
+  std::ofstream(g) << "#  Rank  0 Group  0 Pid   6899 on host-a device  0 [0000:04:00] NVIDIA H100 80GB HBM3\n"
+                      "#  Rank  1 Group  0 Pid   6900 on host-a device  1 [0000:05:00] NVIDIA H100 80GB HBM3\n"
+                   << slurp(f);
+  r = collbench("analyze --nodes 2 --instance-type p5.48xlarge " + g.string());
+  EXPECT_EQ(r.code, 2) << describe(r);
+  EXPECT_NE(r.err.find("--nodes 2 contradicts the file, whose rank lines name 1 host(s) (host-a)"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST_F(AnalyzeInputs, ImpossibleValuesAreNotTrustedAndNothingIsPassed) {
+  const fs::path f = dir_ / "all_reduce_bad.txt";
+  std::ofstream(f) << "     1048576        262144     float     sum      -1    123.2    8.51   -5.00      0    121.3    "
+                      "8.64   16.21     -3\n"
+                      "     2097152        524288     float     sum      -1    1e30   14.24   26.70      0    147.1   "
+                      "14.25   26.72      0\n";
+  const Result r = collbench("analyze --nodes 2 --instance-type p5.48xlarge " + f.string());
+  EXPECT_NE(r.out.find("[WARN] IMPLAUSIBLE_VALUES (P1)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("busbw -5"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("#wrong -3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("time 1e+30 us"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("[PASS]"), std::string::npos) << r.out;  // no RESULTS_EXACT, no HEALTHY
+}
+
+TEST_F(AnalyzeInputs, OneRankIsNeverHealthy) {
+  const fs::path out = dir_ / "one.json";
+  Result r = collbench("run --backend mpi --ops all_reduce -b 1K -e 64K -f 8 -n 5 --no-progress --json " + out.string(), 1);
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("[WARN] NO_LINK_CROSSED (P2): one rank"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("HEALTHY"), std::string::npos) << r.out;
+  r = collbench("analyze " + out.string());
+  EXPECT_NE(r.out.find("[WARN] NO_LINK_CROSSED"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("HEALTHY"), std::string::npos) << r.out;
+}
+
+TEST_F(AnalyzeInputs, AnUnfinishedRunIsSaidIncomplete) {
+  const fs::path full = dir_ / "run.json";
+  ASSERT_EQ(collbench("run --backend mpi --ops all_reduce -b 1K -e 64K -f 8 -n 5 --no-progress --thresholds none "
+                      "--json " + full.string(), 2).code, 0);
+  const nlohmann::json doc = nlohmann::json::parse(slurp(full));
+  // The journal a killed run leaves: its header line, then one line per case measured.
+  nlohmann::json first = doc;
+  for (const char* k : {"cases", "findings", "verdict", "complete", "error"}) first.erase(k);
+  first["schema"] = "collbench.run.partial/1";
+  const fs::path partial = dir_ / "cut.json.partial";
+  {
+    std::ofstream p(partial);
+    p << first.dump() << "\n" << nlohmann::json{{"case", doc["cases"][0]}}.dump() << "\n";
+  }
+  Result r = collbench("analyze --thresholds none " + partial.string());
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("[WARN] INPUT_INCOMPLETE (P2): the file is the journal of a run that did not finish"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("HEALTHY"), std::string::npos) << r.out;
+  // A document that says it is not complete.
+  nlohmann::json cut = doc;
+  cut["complete"] = false;
+  std::ofstream(dir_ / "cut.json") << cut.dump();
+  r = collbench("analyze --thresholds none " + (dir_ / "cut.json").string());
+  EXPECT_NE(r.out.find("[WARN] INPUT_INCOMPLETE (P2): the run ended early"), std::string::npos) << r.out;
+}
+
+TEST_F(AnalyzeInputs, ADipInTheCurveIsNamedAndHealthyCurvesAreNot) {
+  Result r = collbench("analyze --thresholds none " + (kWritten / "all_reduce_2x_p5_dip-512K-1M.txt").string());
+  EXPECT_NE(r.out.find("[WARN] CURVE_DIP (P1): all_reduce float busbw dips where it should rise: 512 KiB (55% below), "
+                       "1 MiB (55% below), against the curve through 256 KiB and 2 MiB"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Advanced NCCL Tuning"), std::string::npos) << r.out;
+  r = collbench("analyze --thresholds none " + (kPublished / "all_reduce_2x_p4d.24xlarge_dip-at-64MiB-issue.txt").string());
+  EXPECT_NE(r.out.find("[WARN] CURVE_DIP (P1): all_reduce float busbw dips where it should rise: 64 MiB (39% below)"),
+            std::string::npos)
+      << r.out;
+  // Every other published curve is left alone.
+  for (const auto& e : fs::directory_iterator(kPublished)) {
+    if (e.path().filename().string().find("dip") != std::string::npos) continue;
+    SCOPED_TRACE(e.path().filename().string());
+    EXPECT_EQ(collbench("analyze --thresholds none " + e.path().string()).out.find("CURVE_DIP"), std::string::npos);
+  }
+}
