@@ -5,7 +5,7 @@
 
 #include "bench/errors.h"
 #include "launcher/commands.h"
-#include "launcher/run_json.h"
+#include "launcher/result_input.h"
 #include "launcher/verdicts.h"
 #include "reports/analyze_input.h"
 #include "reports/curve_verdicts.h"
@@ -13,6 +13,7 @@
 #include "reports/journal.h"
 #include "reports/judged.h"
 #include "reports/json_read.h"
+#include "reports/json_report.h"
 #include "reports/nccl_log.h"
 #include "reports/result_verdicts.h"
 #include "reports/summary.h"
@@ -27,23 +28,11 @@ using report::Tag;
 struct FileVerdict {
   std::string header;  // what was read, for the person
   std::vector<Finding> findings;
+  nlohmann::json document;  // collbench.run/1 of what was read (analyze --json)
 };
 
 bool has_nccl_log(const std::string& text) {
   return text.find(" NCCL INFO ") != std::string::npos || text.find(" NCCL WARN ") != std::string::npos;
-}
-
-// Lines starting "#@" annotate the published outputs kept as test fixtures; they are not output.
-std::string without_fixture_metadata(const std::string& text) {
-  std::string out;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t end = text.find('\n', pos);
-    end = end == std::string::npos ? text.size() : end + 1;
-    if (text.compare(pos, 2, "#@") != 0) out.append(text, pos, end - pos);
-    pos = end;
-  }
-  return out;
 }
 
 // Without host lines, the node count follows from the ranks and the GPUs of the instance type, one
@@ -65,49 +54,16 @@ void infer_nodes_from_gpus(report::ExternalResults& r, const std::optional<repor
 
 // Reads one file in whichever format it is, and judges it.
 FileVerdict analyze_file(const std::string& path, const Command& cmd) {
-  const std::string text = without_fixture_metadata(read_text_file(path));
-  const std::string name = std::filesystem::path(path).filename().string();
   const std::string instance = resolve_instance_type(cmd.verdict, "");
-  const report::ResultHints hints{cmd.analyze.nodes, cmd.analyze.op};
-
-  report::ExternalResults r;
-  std::vector<report::NodeInfo> nodes;  // which host each rank ran on, where the file says
-  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  bool partial = false;
-  std::string backend;  // collbench's own results say which; empty for the rest
-  std::string incomplete;  // non-empty: how the input shows that it ended before its sweep did
-  if (doc.is_discarded()) {  // JSON lines: a journal of a run that did not finish?
-    const auto first = nlohmann::json::parse(text.substr(0, text.find('\n')), nullptr, false);
-    partial = first.is_object() && first.value("schema", "") == report::kPartialSchema;
-    if (partial) doc = read_run_json(path);
-  }
-  try {
-    if (partial || (doc.is_object() && doc.value("schema", "") == report::kRunSchema)) {
-      r.format = partial ? "collbench partial journal" : "collbench json";
-      r.cases = report::cases_from_json(doc);
-      r.span = report::span_from_json(doc);
-      nodes = report::nodes_from_json(doc);
-      if (doc.contains("world")) backend = doc["world"].value("backend", "");
-      if (cmd.analyze.nodes > 0 && cmd.analyze.nodes != r.span.nodes)
-        throw std::invalid_argument(fmt::format("--nodes {} contradicts the run, which names {} node(s); drop --nodes",
-                                                cmd.analyze.nodes, r.span.nodes));
-      if (partial) incomplete = "the file is the journal of a run that did not finish (.partial)";
-      else if (!doc.value("complete", true))
-        incomplete = "the run ended early" + (doc.contains("error") && doc["error"].is_string()
-                                                  ? ": " + doc["error"].get<std::string>()
-                                                  : std::string(" (complete: false)"));
-    } else if (doc.is_object() && doc.contains("results")) {
-      r = report::from_nccl_tests_json(doc, name, hints);
-    } else {
-      r = report::from_nccl_tests_text(text, name, hints);
-    }
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(fmt::format("'{}': {}", path, e.what()));
-  }
+  LoadedResults in = load_results(path, {cmd.analyze.nodes, cmd.analyze.op});
+  report::ExternalResults& r = in.results;
+  const std::string& text = in.text;
   const auto thresholds = thresholds_for(cmd.verdict, instance);
   infer_nodes_from_gpus(r, thresholds, instance);
 
   FileVerdict v;
+  v.document = std::move(in.document);
+  v.document["inferred"] = r.notes;  // what analyze inferred, and from what
   v.header = fmt::format("# {}: {}, {} cases, {} ranks on {} node(s)", path, r.format, r.cases.size(), r.span.ranks,
                          r.span.nodes == 0 ? std::string("?") : std::to_string(r.span.nodes));
   for (const auto& note : r.notes) v.header += "\n#   note: " + note;
@@ -117,15 +73,15 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
                                       m.text),
                           "", report::Subject::world()});
   if (!r.cases.empty()) {
-    for (auto& f : report::result_findings(r.cases, nodes)) v.findings.push_back(std::move(f));
-    if (report::curve_rule_applies(backend))
+    for (auto& f : report::result_findings(r.cases, in.nodes)) v.findings.push_back(std::move(f));
+    if (report::curve_rule_applies(in.backend))
       for (auto& f : report::curve_dip_findings(r.cases)) v.findings.push_back(std::move(f));
     if (auto f = report::single_rank_finding(r.span.ranks)) v.findings.push_back(std::move(*f));
     if (r.span.nodes == 0)
       v.findings.push_back(report::thresholds_skipped("the node count is unknown; pass --nodes"));
     else
       for (auto& f : threshold_findings(cmd.verdict, instance, thresholds, r.cases, r.span)) v.findings.push_back(std::move(f));
-    if (!incomplete.empty()) v.findings.push_back(report::incomplete_input_finding(incomplete));
+    if (!in.incomplete.empty()) v.findings.push_back(report::incomplete_input_finding(in.incomplete));
     if (auto f = report::implausible_values_finding(r.cases)) {
       v.findings = report::without_passes(std::move(v.findings));
       v.findings.push_back(std::move(*f));
@@ -148,13 +104,20 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
 int analyze_command(const Command& cmd) {
   const bool color = use_color(cmd.verdict.color);
   std::vector<Finding> all;
+  nlohmann::json last;  // the document of the (only) file, for --json
   for (const auto& path : cmd.analyze.files) {
-    const FileVerdict v = analyze_file(path, cmd);
+    FileVerdict v = analyze_file(path, cmd);
     std::printf("%s\n%s", v.header.c_str(), report::render_findings(v.findings, color).c_str());
     all.insert(all.end(), v.findings.begin(), v.findings.end());
+    last = std::move(v.document);
   }
   std::fputs(report::render_summary(all, color).c_str(), stdout);
-  return report::exit_code_for(all, cmd.verdict.fail_on_warn);
+  const int code = report::exit_code_for(all, cmd.verdict.fail_on_warn);
+  if (!cmd.analyze.json.empty()) {
+    report::add_verdict(last, all, code);
+    report::write_file_atomically(cmd.analyze.json, last.dump(2) + "\n");
+  }
+  return code;
 }
 
 }  // namespace collbench

@@ -1,3 +1,4 @@
+#include "launcher/result_input.h"
 #include "launcher/cli.h"
 
 #include <CLI/CLI.hpp>
@@ -127,6 +128,9 @@ Command parse_command_line(const std::vector<std::string>& args) {
   analyze->add_option("files", cmd.analyze.files, "Files to analyse")->required();
   analyze->add_option("--nodes", cmd.analyze.nodes, "Node count, when the file does not show it");
   analyze->add_option("--op", cmd.analyze.op, "Collective, when the file does not name it (all_reduce, all_to_all, ...)");
+  analyze->add_option("--json", cmd.analyze.json,
+                      "Write the file's results and verdict as a collbench JSON document (one file only), e.g. to "
+                      "use an nccl-tests output as a baseline for compare or run --baseline");
   add_verdict_options(*analyze, cmd.verdict, raw);
   analyze->footer(kExitCodes);
 
@@ -172,6 +176,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
   // Not for `thresholds derive`, whose --instance-type names the profile it writes.
   if (run->parsed() || fabric->parsed() || analyze->parsed() || compare->parsed()) check_verdict_inputs(cmd.verdict);
   if (run->parsed()) {
+    if (!cmd.baseline.empty()) load_results_document(cmd.baseline);  // unusable: exit 2 before anything runs
     finish_run_options(cmd.run, raw);
     cmd.tolerance = parse_fraction(tolerance, "--tolerance");
     cmd.kind = Command::Kind::Run;
@@ -192,6 +197,9 @@ Command parse_command_line(const std::vector<std::string>& args) {
   } else if (analyze->parsed()) {
     if (cmd.analyze.nodes < 0) throw UsageError("--nodes must be positive");
     if (!cmd.analyze.op.empty()) cmd.analyze.op = canonical_op(cmd.analyze.op, "--op");
+    if (!cmd.analyze.json.empty() && cmd.analyze.files.size() != 1)
+      throw UsageError(fmt::format("--json takes the results of one file, and {} were given; analyze them one at a time",
+                                   cmd.analyze.files.size()));
     cmd.kind = Command::Kind::Analyze;
   } else if (compare->parsed()) {
     cmd.compare.tolerance = parse_fraction(tolerance, "--tolerance");

@@ -21,6 +21,7 @@ struct AnalyzeOptions {
   std::vector<std::string> files;
   int nodes = 0;   // 0: inferred from the file
   std::string op;  // empty: inferred from the file
+  std::string json;  // write the one file's results and verdict as a collbench document here
 };
 
 struct CompareOptions {

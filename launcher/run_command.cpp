@@ -25,6 +25,7 @@
 #include "launcher/groups.h"
 #include "launcher/verdicts.h"
 #include "launcher/world.h"
+#include "launcher/result_input.h"
 #include "launcher/run_json.h"
 #include "reports/case_summary.h"
 #include "reports/curve_verdicts.h"
@@ -145,7 +146,7 @@ std::vector<Finding> run_findings(const Command& cmd, const Record& record, cons
   if (!cmd.baseline.empty()) {
     try {
       const nlohmann::json current = report::run_document(record.header, record.cases, {}, {});
-      const auto comparison = report::compare_runs(read_run_json(cmd.baseline), current, cmd.tolerance);
+      const auto comparison = report::compare_runs(load_results_document(cmd.baseline), current, cmd.tolerance);
       for (const auto& f : comparison.findings) findings.push_back(f);
     } catch (const std::exception& e) {
       unusable("--baseline " + cmd.baseline, e);

@@ -8,6 +8,7 @@
 
 #include "reports/nccl_log.h"  // describe_ranks
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -44,12 +45,13 @@ std::string group_text(const Subject& s) {
   return fmt::format(" on rail {}{}", describe_ranks(s.ranks), hosts.empty() ? "" : " (" + hosts + ")");
 }
 
-// Difference of mean times (cur - base) in standard errors; 0 when either side has < 2 samples.
+// Difference of mean times (cur - base) in standard errors; NaN when either side has < 2 samples
+// (nccl-tests text prints one figure per case).
 double z_score(const json& b, const json& c) {
   const json& tb = b["time_us"];
   const json& tc = c["time_us"];
   const double nb = tb.value("samples", 0.0), nc = tc.value("samples", 0.0);
-  if (nb < 2 || nc < 2) return 0;
+  if (nb < 2 || nc < 2) return NAN;
   const double sb = tb.value("stdev", 0.0), sc = tc.value("stdev", 0.0);
   const double se = std::sqrt(sb * sb / nb + sc * sc / nc);
   const double diff = tc.value("mean", 0.0) - tb.value("mean", 0.0);
@@ -63,14 +65,92 @@ std::string world_text(const json& doc, const char* key) {
   return w[key].is_string() ? w[key].get<std::string>() : w[key].dump();
 }
 
+// A fact one side does not know ("", 0 ranks, no node list) cannot contradict the other.
+bool known(const std::string& v) { return !v.empty() && v != "0" && v != "\"\""; }
+
 void add_setup_mismatches(const json& base, const json& cur, Comparison& out) {
   for (const char* key : {"ranks", "instance_type", "backend"}) {
     const std::string a = world_text(base, key), b = world_text(cur, key);
-    if (a != b) out.mismatches.push_back(fmt::format("world.{}: {} in the baseline, {} now", key, a, b));
+    if (known(a) && known(b) && a != b)
+      out.mismatches.push_back(fmt::format("world.{}: {} in the baseline, {} now", key, a, b));
   }
   const auto nodes = [](const json& d) { return d.contains("world") ? d["world"].value("nodes", json::array()).size() : 0; };
-  if (nodes(base) != nodes(cur))
+  if (nodes(base) > 0 && nodes(cur) > 0 && nodes(base) != nodes(cur))
     out.mismatches.push_back(fmt::format("nodes: {} in the baseline, {} now", nodes(base), nodes(cur)));
+}
+
+// busbw by series (op, datatype, group), size and placement, of one run.
+using SeriesKey = std::tuple<std::string, std::string, std::string, int>;
+using Curves = std::map<SeriesKey, std::map<std::uint64_t, std::map<std::string, double>>>;
+
+Curves curves_of(const json& doc) {
+  Curves out;
+  if (!doc.contains("cases")) return out;
+  for (const auto& c : doc["cases"]) {
+    const Key k = key_of(c);
+    out[{std::get<0>(k), std::get<1>(k), std::get<4>(k), std::get<5>(k)}][std::get<3>(k)][std::get<2>(k)] =
+        c.value("busbw_gbs", 0.0);
+  }
+  return out;
+}
+
+// The largest relative in-place/out-of-place gap at `bytes` and its neighbours in one run's series.
+double spread_near(const std::map<std::uint64_t, std::map<std::string, double>>& series, std::uint64_t bytes) {
+  auto it = series.find(bytes);
+  if (it == series.end()) return 0;
+  double worst = 0;
+  auto first = it == series.begin() ? it : std::prev(it);
+  auto last = std::next(it) == series.end() ? std::next(it) : std::next(it, 2);
+  for (auto s = first; s != last; ++s) {
+    if (s->second.size() < 2) continue;
+    double lo = INFINITY, hi = 0;
+    for (const auto& [_, bw] : s->second) lo = std::min(lo, bw), hi = std::max(hi, bw);
+    if (hi > 0) worst = std::max(worst, (hi - lo) / ((hi + lo) / 2));
+  }
+  return worst;
+}
+
+double peak_of(const std::map<std::uint64_t, std::map<std::string, double>>& series) {
+  double peak = 0;
+  for (const auto& [_, by] : series)
+    for (const auto& [__, bw] : by) peak = std::max(peak, bw);
+  return peak;
+}
+
+// Each case's floor from both runs' noise, then its verdict with a neighbour's agreement: the
+// other placement at the same size, or the same placement at the next smaller or larger size,
+// moved beyond the tolerance the same way.
+void judge_cases(Comparison& out, const json& base, const json& cur, double tolerance, const NoiseRule& rule) {
+  const Curves cb = curves_of(base), cc = curves_of(cur);
+  std::map<std::tuple<std::string, std::string, std::string, int, std::string, std::uint64_t>, const CaseComparison*>
+      by_key;
+  for (const auto& c : out.cases)
+    by_key[{c.op, c.dtype, c.group_scope, c.group_id, c.placement, c.bytes}] = &c;
+  for (auto& c : out.cases) {
+    const SeriesKey sk{c.op, c.dtype, c.group_scope, c.group_id};
+    const auto& sb = cb.at(sk);
+    const double spread = std::max(spread_near(sb, c.bytes), cc.count(sk) ? spread_near(cc.at(sk), c.bytes) : 0.0);
+    c.floor = std::max(tolerance, rule.spread_factor * spread);
+    if (c.base_busbw < rule.latency_bound_share * peak_of(sb))
+      c.floor = std::max(c.floor, rule.latency_bound_factor * tolerance);
+    // Neighbours: the other placements at this size, and this placement one size either way.
+    std::vector<const CaseComparison*> near;
+    for (const auto& [placement, _] : sb.at(c.bytes))
+      if (placement != c.placement)
+        if (auto it = by_key.find({c.op, c.dtype, c.group_scope, c.group_id, placement, c.bytes}); it != by_key.end())
+          near.push_back(it->second);
+    const auto here = sb.find(c.bytes);
+    for (auto n : {here == sb.begin() ? sb.end() : std::prev(here), std::next(here)})
+      if (n != sb.end())
+        if (auto it = by_key.find({c.op, c.dtype, c.group_scope, c.group_id, c.placement, n->first}); it != by_key.end())
+          near.push_back(it->second);
+    for (const CaseComparison* n : near)
+      if (std::abs(n->rel_change) >= tolerance && (n->rel_change < 0) == (c.rel_change < 0)) {
+        c.agreed = fmt::format("{} {} agrees ({:+.1f}%)", n->placement, size_text(n->bytes), 100 * n->rel_change);
+        break;
+      }
+    c.verdict = classify(c.rel_change, c.z, c.floor, !c.agreed.empty());
+  }
 }
 
 void add_version_changes(const json& base, const json& cur, Comparison& out) {
@@ -90,6 +170,14 @@ void add_version_changes(const json& base, const json& cur, Comparison& out) {
   }
 }
 
+// Where a regression of this case points: the pairs for all_to_all and sendrecv, whose traffic
+// crosses every pair; one node's baseline for a node-scope case; the cluster test otherwise.
+std::string reference_for(const CaseComparison& c) {
+  if (c.group.kind == SubjectKind::Node) return ref::kSingleNode;
+  if (c.op == "all_to_all" || c.op == "sendrecv" || c.op == "all_to_all_v") return ref::kPairwise;
+  return ref::kMultiNode;
+}
+
 void add_findings(Comparison& out, double tolerance) {
   std::string changes;
   for (const auto& v : out.version_changes) changes += (changes.empty() ? "" : "; ") + v;
@@ -100,15 +188,17 @@ void add_findings(Comparison& out, double tolerance) {
     out.findings.push_back({"BASELINE_MISMATCH", Tag::Warn, Priority::P2,
                             m + "; cases were not compared blindly: rerun the baseline with the same setup", "",
                             Subject::world()});
-  const std::string pointer = ref::kMultiNode;
   const std::string context = changes.empty() ? "" : " (versions changed: " + changes + ")";
   int worse = 0, compared = 0;
   for (const auto& c : out.cases) {
     ++compared;
+    const std::string pointer = reference_for(c);
     const std::string evidence =
-        fmt::format("{} {} {} at {}{}: busbw {:.2f} -> {:.2f} GB/s ({:+.1f}%, {:.1f} standard errors)", c.op,
+        fmt::format("{} {} {} at {}{}: busbw {:.2f} -> {:.2f} GB/s ({:+.1f}%; {}; noise floor {:.1f}%{})", c.op,
                     c.dtype, c.placement, size_text(c.bytes), group_text(c.group), c.base_busbw, c.cur_busbw,
-                    100 * c.rel_change, c.z);
+                    100 * c.rel_change,
+                    std::isnan(c.z) ? "no per-iteration statistics" : fmt::format("{:.1f} standard errors", c.z),
+                    100 * c.floor, c.agreed.empty() ? ", no other case agrees" : ", " + c.agreed);
     if (c.verdict == Change::Worse) {
       ++worse;
       out.findings.push_back({"REGRESSION", Tag::Fail, Priority::P1, evidence + context, pointer, c.group});
@@ -121,7 +211,8 @@ void add_findings(Comparison& out, double tolerance) {
   }
   if (compared > 0 && worse == 0)
     out.findings.push_back({"NO_REGRESSION", Tag::Pass, Priority::None,
-                            fmt::format("no case of {} is slower than the baseline beyond {:g}% and the noise",
+                            fmt::format("no case of {} is slower than the baseline beyond {:g}% (more where the runs "
+                                        "are noisier) and the noise, with a neighbouring case agreeing",
                                         compared, 100 * tolerance),
                             "", Subject::world()});
 }
@@ -138,20 +229,20 @@ std::string change_name(Change c) {
   return "same";
 }
 
-Change classify(double rel_change, double z, double tolerance, double z_min) {
-  if (std::abs(rel_change) < tolerance) return Change::Same;
-  // Slower busbw means a longer mean time: z > 0.
-  if (rel_change < 0) return z >= z_min ? Change::Worse : Change::Inconclusive;
-  return z <= -z_min ? Change::Better : Change::Same;
+Change classify(double rel_change, double z, double floor, bool agreed, double z_min) {
+  if (std::abs(rel_change) < floor) return Change::Same;
+  // Slower busbw means a longer mean time: z > 0. NaN: no statistics to hold it against.
+  if (rel_change < 0) return agreed && (std::isnan(z) || z >= z_min) ? Change::Worse : Change::Inconclusive;
+  return agreed && (std::isnan(z) || z <= -z_min) ? Change::Better : Change::Same;
 }
 
-Comparison compare_runs(const json& base, const json& cur, double tolerance) {
+Comparison compare_runs(const json& base, const json& cur, double tolerance, const NoiseRule& noise) {
   Comparison out;
   add_setup_mismatches(base, cur, out);
   add_version_changes(base, cur, out);
-  const bool comparable =
-      world_text(base, "ranks") == world_text(cur, "ranks") &&
-      world_text(base, "instance_type") == world_text(cur, "instance_type");
+  const bool comparable = std::none_of(out.mismatches.begin(), out.mismatches.end(), [](const std::string& m) {
+    return m.starts_with("world.ranks") || m.starts_with("world.instance_type");
+  });
   if (comparable) {
     static const json kNone = json::array();
     const json& base_list = base.contains("cases") ? base["cases"] : kNone;
@@ -166,16 +257,24 @@ Comparison compare_runs(const json& base, const json& cur, double tolerance) {
       auto it = base_cases.find(k);
       if (it == base_cases.end()) continue;
       const json& b = *it->second;
-      CaseComparison cc{std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k),
-                        b.value("busbw_gbs", 0.0), c.value("busbw_gbs", 0.0), 0, z_score(b, c), Change::Same,
-                        group_subject(c, nodes)};
+      CaseComparison cc;
+      cc.op = std::get<0>(k);
+      cc.dtype = std::get<1>(k);
+      cc.placement = std::get<2>(k);
+      cc.bytes = std::get<3>(k);
+      cc.group_scope = std::get<4>(k);
+      cc.group_id = std::get<5>(k);
+      cc.base_busbw = b.value("busbw_gbs", 0.0);
+      cc.cur_busbw = c.value("busbw_gbs", 0.0);
+      cc.z = z_score(b, c);
+      cc.group = group_subject(c, nodes);
       cc.rel_change = cc.base_busbw > 0 ? (cc.cur_busbw - cc.base_busbw) / cc.base_busbw : 0;
-      cc.verdict = classify(cc.rel_change, cc.z, tolerance);
       out.cases.push_back(cc);
     }
     int only_base = 0;
     for (const auto& [k, _] : base_cases) only_base += !seen.count(k);
     const int only_cur = static_cast<int>(seen.size()) - static_cast<int>(out.cases.size());
+    judge_cases(out, base, cur, tolerance, noise);
     if (only_base > 0 || only_cur > 0)
       out.mismatches.push_back(fmt::format(
           "cases: {} only in the baseline, {} only in the current run (different ops, datatypes or sizes)", only_base,
@@ -186,11 +285,12 @@ Comparison compare_runs(const json& base, const json& cur, double tolerance) {
 }
 
 std::string render_comparison(const Comparison& c) {
-  std::string out = fmt::format("# {:<14} {:>8} {:>12} {:>12}  {:>12} {:>12} {:>8} {:>7}  {}\n", "op", "dtype",
-                                "placement", "size", "base GB/s", "now GB/s", "change", "z", "verdict");
+  std::string out = fmt::format("# {:<14} {:>8} {:>12} {:>12}  {:>12} {:>12} {:>8} {:>6} {:>7}  {}\n", "op", "dtype",
+                                "placement", "size", "base GB/s", "now GB/s", "change", "floor", "z", "verdict");
   for (const auto& k : c.cases)
-    out += fmt::format("  {:<14} {:>8} {:>12} {:>12}  {:>12.2f} {:>12.2f} {:>+7.1f}% {:>7.1f}  {}{}\n", k.op, k.dtype,
-                       k.placement, size_text(k.bytes), k.base_busbw, k.cur_busbw, 100 * k.rel_change, k.z,
+    out += fmt::format("  {:<14} {:>8} {:>12} {:>12}  {:>12.2f} {:>12.2f} {:>+7.1f}% {:>5.1f}% {:>7}  {}{}\n", k.op,
+                       k.dtype, k.placement, size_text(k.bytes), k.base_busbw, k.cur_busbw, 100 * k.rel_change,
+                       100 * k.floor, std::isnan(k.z) ? std::string("-") : fmt::format("{:.1f}", k.z),
                        change_name(k.verdict), group_text(k.group));
   return out;
 }

@@ -16,9 +16,13 @@ std::string change_name(Change c);
 struct CaseComparison {
   std::string op, dtype, placement;
   std::uint64_t bytes = 0;
+  std::string group_scope = "world";
+  int group_id = 0;
   double base_busbw = 0, cur_busbw = 0;
   double rel_change = 0;  // (cur - base) / base of busbw; negative is slower
-  double z = 0;           // difference of mean times in standard errors
+  double z = 0;           // difference of mean times in standard errors; NaN without per-iteration statistics
+  double floor = 0;       // the change this case must exceed: tolerance, or more where the runs are noisy
+  std::string agreed;     // the neighbouring case that moved the same way ("the in_place case, -38.0%"), if any
   Change verdict = Change::Same;
   Subject group;  // where the case ran: the world, or one node or rail of a --scope node|rail run
 };
@@ -30,15 +34,28 @@ struct Comparison {
   std::vector<Finding> findings;
 };
 
-// Classifies one case pair: a change within `tolerance` is Same; beyond it, Worse or Better only
-// when the difference of mean times exceeds `z_min` standard errors, else Inconclusive (a drop) or
-// Same (a gain).
-Change classify(double rel_change, double z, double tolerance, double z_min = 3.0);
+// Classifies one case pair: a change within `floor` is Same; beyond it, Worse or Better only when
+// the difference of mean times exceeds `z_min` standard errors (or none are known: NaN) and a
+// neighbouring case moved the same way (`agreed`), else Inconclusive (a drop) or Same (a gain).
+Change classify(double rel_change, double z, double floor, bool agreed = true, double z_min = 3.0);
+
+// The run-to-run noise a regression must exceed. Within-run standard errors understate it (two
+// identical back-to-back 2-rank runs differed by 16% at 4 KiB, 5.8 standard errors), so a case's
+// floor is the largest of: the tolerance; twice the largest in-place/out-of-place spread at its
+// size and the neighbouring sizes, in either run (the same case measured twice, minutes apart);
+// and three times the tolerance at latency-bound sizes (busbw under a tenth of the series' peak).
+struct NoiseRule {
+  double spread_factor = 2;
+  double latency_bound_share = 0.1;
+  double latency_bound_factor = 3;
+};
 
 // Both documents are collbench.run/1. Different rank or node counts or instance types are
 // reported, not compared. Cases match on op, datatype, placement, size and group (scope and id).
 // A REGRESSION or REGRESSION_INCONCLUSIVE is about the case's group; the rest about the world.
-Comparison compare_runs(const nlohmann::json& base, const nlohmann::json& cur, double tolerance);
+// Unknown world facts (a text input names no instance type or backend) are not mismatches.
+Comparison compare_runs(const nlohmann::json& base, const nlohmann::json& cur, double tolerance,
+                        const NoiseRule& noise = {});
 
 // A readable table of the case verdicts.
 std::string render_comparison(const Comparison& c);

@@ -143,3 +143,55 @@ TEST_F(AnalyzeInputs, ADipInTheCurveIsNamedAndHealthyCurvesAreNot) {
     EXPECT_EQ(collbench("analyze --thresholds none " + e.path().string()).out.find("CURVE_DIP"), std::string::npos);
   }
 }
+
+TEST_F(AnalyzeInputs, CompareReadsNcclTestsTextOnEitherSide) {
+  const std::string orig = (kPublished / "all_reduce_2x_p5.48xlarge.txt").string();
+  const std::string slow = (kWritten / "all_reduce_2x_p5_256MiB-40pct-slower.txt").string();
+  Result r = collbench("compare " + orig + " " + orig);
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("[PASS] NO_REGRESSION: no case of 64"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(" worse"), std::string::npos) << r.out;
+
+  r = collbench("compare " + orig + " " + slow);
+  EXPECT_EQ(r.code, 3) << describe(r);
+  const std::regex worse(R"(\n  all_reduce\s+float\s+\S+\s+(\S+ \S+)\s.*\bworse\b)");
+  std::vector<std::string> sizes;
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), worse); it != std::sregex_iterator(); ++it)
+    sizes.push_back((*it)[1]);
+  EXPECT_EQ(sizes, (std::vector<std::string>{"256 MiB", "256 MiB"})) << r.out;  // both placements, nothing else
+  EXPECT_NE(r.out.find("[FAIL] REGRESSION (P1): all_reduce float out_of_place at 256 MiB: busbw 342.81 -> 205.69 GB/s "
+                       "(-40.0%; no per-iteration statistics; noise floor 5.0%, in_place 256 MiB agrees"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Multi-Node AllReduce Test"), std::string::npos) << r.out;
+
+  // analyze --json turns the text into a baseline that compare and run --baseline read.
+  const fs::path base = dir_ / "base.json";
+  r = collbench("analyze --nodes 2 --instance-type p5.48xlarge --json " + base.string() + " " + orig);
+  EXPECT_EQ(r.code, 0) << describe(r);
+  const auto doc = nlohmann::json::parse(slurp(base));
+  EXPECT_EQ(doc["schema"], "collbench.run/1");
+  EXPECT_EQ(doc["source_format"], "nccl-tests text");
+  EXPECT_EQ(doc["cases"].size(), 64u);
+  EXPECT_EQ(doc["verdict"]["exit_code"], 0);
+  r = collbench("compare " + base.string() + " " + slow);
+  EXPECT_EQ(r.code, 3) << describe(r);
+  EXPECT_NE(r.out.find("[FAIL] REGRESSION (P1): all_reduce float out_of_place at 256 MiB"), std::string::npos) << r.out;
+}
+
+TEST_F(AnalyzeInputs, AllToAllRegressionsPointAtThePairwiseTest) {
+  const fs::path base = dir_ / "a.json", cur = dir_ / "b.json";
+  ASSERT_EQ(collbench("run --backend mpi --ops all_to_all -b 64K -e 1M -f 4 -n 20 --no-progress --thresholds none --json " +
+                          base.string(), 2).code, 0);
+  auto doc = nlohmann::json::parse(slurp(base));
+  for (auto& c : doc["cases"]) {  // every case 40% slower, with the same spread
+    c["busbw_gbs"] = c["busbw_gbs"].get<double>() * 0.6;
+    for (const char* k : {"mean", "median"}) c["time_us"][k] = c["time_us"][k].get<double>() / 0.6;
+  }
+  std::ofstream(cur) << doc.dump();
+  const Result r = collbench("compare " + base.string() + " " + cur.string());
+  EXPECT_EQ(r.code, 3) << describe(r);
+  EXPECT_NE(r.out.find("[FAIL] REGRESSION (P1): all_to_all"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\u00a7 Pairwise Bandwidth Test (identify slow pairs)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("AllReduce"), std::string::npos) << r.out;
+}

@@ -156,12 +156,25 @@ TEST_F(Verdicts, RunCompareAndDeriveEndToEnd) {
   EXPECT_EQ(r.code, 0) << describe(r);
   EXPECT_NE(r.out.find("[PASS] NO_REGRESSION"), std::string::npos) << r.out;
 
-  // A baseline from a different world is reported, not compared.
+  // A baseline from a different world has nothing to compare: bad input, said before any table.
   r = collbench("run --backend mpi --ops all_reduce -b 64K -e 1M -f 4 -n 5 --no-progress --thresholds none --json " +
                     (dir_ / "four.json").string(), 4);
   ASSERT_EQ(r.code, 0);
   r = collbench("compare " + base + " " + (dir_ / "four.json").string());
-  EXPECT_NE(r.out.find("[WARN] BASELINE_MISMATCH"), std::string::npos) << r.out;
+  EXPECT_EQ(r.code, 2) << describe(r);
+  EXPECT_NE(r.err.find("no case in common to compare (world.ranks: 2 in the baseline, 4 now"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  // run --baseline with it: the mismatch is a finding that counts.
+  r = collbench("run --backend mpi --ops all_reduce -b 64K -e 1M -f 4 -n 5 --no-progress --thresholds none --baseline " +
+                    (dir_ / "four.json").string(), 2);
+  EXPECT_NE(r.out.find("[WARN] BASELINE_MISMATCH (P2): world.ranks: 4 in the baseline, 2 now"), std::string::npos)
+      << r.out;
+  // An unusable baseline is refused before anything runs.
+  r = collbench("run --backend mpi --ops all_reduce -b 64K -e 1M -n 5 --no-progress --baseline " +
+                    (dir_ / "nothing.json").string(), 2);
+  EXPECT_EQ(r.code, 2) << describe(r);
+  EXPECT_EQ(r.out.find("all_reduce"), std::string::npos) << r.out;
 
   const std::string derived = (dir_ / "mine.json").string();
   r = collbench("thresholds derive " + base + " --margin 90% --instance-type my.cluster -o " + derived);

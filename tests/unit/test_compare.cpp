@@ -7,11 +7,12 @@ namespace {
 
 using nlohmann::json;
 
-json make_case(std::uint64_t bytes, double mean_us, double stdev_us, int samples) {
+json make_case(std::uint64_t bytes, double mean_us, double stdev_us, int samples,
+               const std::string& placement = "out_of_place") {
   const double busbw = static_cast<double>(bytes) / 1e3 / mean_us;
   return {{"op", "all_reduce"},
           {"dtype", "float"},
-          {"placement", "out_of_place"},
+          {"placement", placement},
           {"bytes", bytes},
           {"busbw_gbs", busbw},
           {"time_us", {{"mean", mean_us}, {"median", mean_us}, {"stdev", stdev_us}, {"samples", samples}}}};
@@ -28,11 +29,15 @@ json make_run(std::vector<json> cases, int ranks = 16, const std::string& nccl =
           {"cases", cases}};
 }
 
-std::vector<json> sweep(double slow_factor_at_1m, double stdev_frac) {
+// Both placements of 64 KiB, 1 MiB and 16 MiB (cases 0-1, 2-3, 4-5); the 1 MiB ones `slow_factor`
+// times slower, the in-place one `ip_factor` times that.
+std::vector<json> sweep(double slow_factor_at_1m, double stdev_frac, double ip_factor = 1.0) {
   std::vector<json> out;
   for (std::uint64_t b : {1u << 16, 1u << 20, 1u << 24}) {
     const double mean = 100.0 * static_cast<double>(b) / 65536.0 * (b == (1u << 20) ? slow_factor_at_1m : 1.0);
     out.push_back(make_case(b, mean, mean * stdev_frac, 50));
+    const double ip = b == (1u << 20) ? mean * ip_factor : mean;
+    out.push_back(make_case(b, ip, ip * stdev_frac, 50, "in_place"));
   }
   return out;
 }
@@ -54,7 +59,7 @@ bool has(const Comparison& c, const std::string& code) {
 TEST(Compare, IdenticalRunsAreTheSame) {
   const auto run = make_run(sweep(1.0, 0.01));
   const auto c = compare_runs(run, run, 0.05);
-  EXPECT_EQ(count(c, Change::Same), 3);
+  EXPECT_EQ(count(c, Change::Same), 6);
   EXPECT_TRUE(has(c, "NO_REGRESSION"));
   EXPECT_FALSE(has(c, "REGRESSION"));
   EXPECT_TRUE(c.version_changes.empty());
@@ -62,11 +67,13 @@ TEST(Compare, IdenticalRunsAreTheSame) {
 
 TEST(Compare, OneSizeTwentyPercentSlowerWithTightSamplesIsWorseThereOnly) {
   const auto c = compare_runs(make_run(sweep(1.0, 0.01)), make_run(sweep(1.25, 0.01)), 0.05);
-  ASSERT_EQ(c.cases.size(), 3u);
-  EXPECT_EQ(c.cases[0].verdict, Change::Same);
-  EXPECT_EQ(c.cases[1].verdict, Change::Worse);
-  EXPECT_NEAR(c.cases[1].rel_change, -0.2, 1e-9);
-  EXPECT_EQ(c.cases[2].verdict, Change::Same);
+  ASSERT_EQ(c.cases.size(), 6u);
+  for (std::size_t i : {0u, 1u, 4u, 5u}) EXPECT_EQ(c.cases[i].verdict, Change::Same) << i;
+  for (std::size_t i : {2u, 3u}) {
+    EXPECT_EQ(c.cases[i].verdict, Change::Worse) << i;
+    EXPECT_NEAR(c.cases[i].rel_change, -0.2, 1e-9);
+    EXPECT_FALSE(c.cases[i].agreed.empty());  // each placement agrees with the other
+  }
   EXPECT_TRUE(has(c, "REGRESSION"));
   EXPECT_FALSE(has(c, "NO_REGRESSION"));
 }
@@ -74,17 +81,59 @@ TEST(Compare, OneSizeTwentyPercentSlowerWithTightSamplesIsWorseThereOnly) {
 TEST(Compare, NoisySamplesWithASixPercentDropAreInconclusive) {
   // 1/1.064 = 6% less busbw; a 30% spread over 50 samples cannot tell that from noise.
   const auto c = compare_runs(make_run(sweep(1.0, 0.3)), make_run(sweep(1.064, 0.3)), 0.05);
-  EXPECT_EQ(c.cases[1].verdict, Change::Inconclusive);
+  EXPECT_EQ(c.cases[2].verdict, Change::Inconclusive);
   EXPECT_TRUE(has(c, "REGRESSION_INCONCLUSIVE"));
   EXPECT_FALSE(has(c, "REGRESSION"));
 }
 
-TEST(Compare, ClassifyNeedsBothToleranceAndSignificance) {
+TEST(Compare, ClassifyNeedsTheFloorSignificanceAndAgreement) {
   EXPECT_EQ(classify(-0.04, 50, 0.05), Change::Same);
   EXPECT_EQ(classify(-0.10, 50, 0.05), Change::Worse);
   EXPECT_EQ(classify(-0.10, 1, 0.05), Change::Inconclusive);
+  EXPECT_EQ(classify(-0.10, 50, 0.05, /*agreed=*/false), Change::Inconclusive);
+  EXPECT_EQ(classify(-0.10, NAN, 0.05), Change::Worse);  // no statistics: the floor and agreement decide
+  EXPECT_EQ(classify(-0.10, 50, 0.15), Change::Same);    // within a noisy run's floor
   EXPECT_EQ(classify(0.10, -50, 0.05), Change::Better);
   EXPECT_EQ(classify(0.10, -1, 0.05), Change::Same);
+}
+
+TEST(Compare, OneCaseSlowerAloneIsNoRegression) {
+  // Only the out-of-place 1 MiB is slower; in-place and the neighbouring sizes did not move. The
+  // current run's placements now disagree by 22% there, which is the noise floor's measure.
+  const auto c = compare_runs(make_run(sweep(1.0, 0.01)), make_run(sweep(1.25, 0.01, 1 / 1.25)), 0.05);
+  EXPECT_GT(c.cases[2].floor, 0.4);
+  EXPECT_NE(c.cases[2].verdict, Change::Worse);
+  EXPECT_TRUE(c.cases[2].agreed.empty());
+  EXPECT_FALSE(has(c, "REGRESSION"));
+  // With no spread to go by (one placement only), agreement alone keeps it from being a regression.
+  std::vector<json> base, cur;
+  for (const auto& k : sweep(1.0, 0.01)) if (k["placement"] == "out_of_place") base.push_back(k);
+  for (const auto& k : sweep(1.25, 0.01)) if (k["placement"] == "out_of_place") cur.push_back(k);
+  const auto one = compare_runs(make_run(base), make_run(cur), 0.05);
+  EXPECT_EQ(one.cases[1].verdict, Change::Inconclusive);
+  EXPECT_FALSE(has(one, "REGRESSION"));
+}
+
+TEST(Compare, APlacementSpreadRaisesTheFloor) {
+  // Both runs' placements differ by ~10% at 1 MiB: a 12% drop there is within twice that.
+  const auto c = compare_runs(make_run(sweep(1.0, 0.01, 1.1)), make_run(sweep(1.0 / 0.88, 0.01, 1.1)), 0.05);
+  EXPECT_NEAR(c.cases[2].floor, 2 * 0.1 / 1.05, 0.01);
+  EXPECT_EQ(c.cases[2].verdict, Change::Same);
+  // A 40% drop is still worse.
+  const auto w = compare_runs(make_run(sweep(1.0, 0.01, 1.1)), make_run(sweep(1.0 / 0.6, 0.01, 1.1)), 0.05);
+  EXPECT_EQ(w.cases[2].verdict, Change::Worse);
+}
+
+TEST(Compare, LatencyBoundSizesGetThreeTimesTheTolerance) {
+  // 64 KiB is far below the peak busbw of the series: a 12% drop there is within 15%.
+  auto base = sweep(1.0, 0.01);
+  auto cur = sweep(1.0, 0.01);
+  for (auto* cases : {&base, &cur})
+    for (std::size_t i : {0u, 1u}) (*cases)[i] = make_case(1u << 16, 1000, 10, 50, i ? "in_place" : "out_of_place");
+  for (std::size_t i : {0u, 1u}) cur[i] = make_case(1u << 16, 1000 / 0.88, 10, 50, i ? "in_place" : "out_of_place");
+  const auto c = compare_runs(make_run(base), make_run(cur), 0.05);
+  EXPECT_NEAR(c.cases[0].floor, 0.15, 1e-9);
+  EXPECT_EQ(c.cases[0].verdict, Change::Same);
 }
 
 TEST(Compare, MismatchedSetupsAreReportedNotCompared) {
@@ -119,7 +168,7 @@ TEST(Compare, ARegressionIsAboutTheGroupThatRegressed) {
     return doc;
   };
   const auto c = compare_runs(run(1.0), run(1.25), 0.05);
-  EXPECT_EQ(c.cases.size(), 6u);  // node a's cases are not compared with node b's
+  EXPECT_EQ(c.cases.size(), 12u);  // node a's cases are not compared with node b's
   int regressions = 0;
   for (const auto& f : c.findings) {
     if (f.code != "REGRESSION") {
@@ -130,7 +179,7 @@ TEST(Compare, ARegressionIsAboutTheGroupThatRegressed) {
     EXPECT_EQ(f.subject, Subject::node("b", {2, 3}));
     EXPECT_NE(f.message.find("at 1 MiB on node b:"), std::string::npos) << f.message;
   }
-  EXPECT_EQ(regressions, 1);
+  EXPECT_EQ(regressions, 2);  // out-of-place and in-place at 1 MiB
   // A world run's regression blames no node.
   const auto w = compare_runs(make_run(sweep(1.0, 0.01)), make_run(sweep(1.25, 0.01)), 0.05);
   for (const auto& f : w.findings) EXPECT_EQ(f.subject, Subject::world()) << f.code;
