@@ -36,6 +36,20 @@ double runnable_per_core() {
   return static_cast<double>(*running) / static_cast<double>(cores);
 }
 
+std::optional<double> runqueue_wait_s(std::string_view schedstat) {
+  std::istringstream in{std::string(schedstat)};
+  unsigned long long on_cpu = 0, waited = 0;
+  if (!(in >> on_cpu >> waited)) return std::nullopt;
+  return static_cast<double>(waited) * 1e-9;
+}
+
+std::optional<double> runqueue_wait_s() {
+  std::ifstream in("/proc/self/schedstat");
+  std::stringstream text;
+  text << in.rdbuf();
+  return runqueue_wait_s(text.str());
+}
+
 int online_cores() {
   const long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? static_cast<int>(n) : 0;

@@ -15,6 +15,13 @@ std::optional<int> procs_running(std::string_view proc_stat);
 // procs_running / online cores, read now; 0 when /proc/stat cannot be read.
 double runnable_per_core();
 
+// The second field of /proc/self/schedstat text (ns this thread was runnable but waited for a
+// CPU), in seconds; nullopt when absent or malformed.
+std::optional<double> runqueue_wait_s(std::string_view schedstat);
+
+// runqueue_wait_s of this process's main thread, read now; nullopt where the kernel does not say.
+std::optional<double> runqueue_wait_s();
+
 // Online cores of this machine; 0 when unknown.
 int online_cores();
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "bench/dtype.h"
+#include "bench/host_load.h"
 
 namespace collbench {
 namespace {
@@ -86,7 +87,12 @@ void run_sweep(const Plan& plan, const RunOptions& opts, Backend& backend, Contr
       watchdog.note(what + ", timed iterations");
       control.barrier();
       LocalSamples samples(static_cast<std::size_t>(backend.local_ranks()));
+      const auto wait0 = runqueue_wait_s();
+      const auto wall0 = std::chrono::steady_clock::now();
       const StopReason stop = timed_loop(opts, call, backend, control, samples);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+      const auto wait1 = runqueue_wait_s();
+      const double wait_share = wait0 && wait1 && wall > 0 ? (*wait1 - *wait0) / wall : -1.0;
 
       watchdog.note(what + ", result check");
       auto wrong = check_pass(opts, call, index, backend, control);
@@ -96,10 +102,12 @@ void run_sweep(const Plan& plan, const RunOptions& opts, Backend& backend, Contr
       for (const auto& s : samples) flat.insert(flat.end(), s.begin(), s.end());
       const std::vector<double> all = control.gather_to_root(flat);
       const std::vector<double> wrongs = control.gather_to_root(std::vector<double>{wrong ? double(*wrong) : -1.0});
+      const std::vector<double> waits = control.gather_to_root(std::vector<double>{wait_share});
       watchdog.disarm();
 
       if (control.rank() == 0) {
         CaseMeasurement m{index, &row, placement, {}, {}, std::nullopt, stop};
+        for (double w : waits) m.cpu_wait_share = std::max(m.cpu_wait_share, w);
         for (double w : wrongs) {
           m.wrong_by_process.push_back(w < 0 ? std::nullopt : std::optional<std::int64_t>(std::int64_t(w)));
           if (w >= 0) m.wrong = m.wrong.value_or(0) + std::int64_t(w);

@@ -23,6 +23,9 @@ struct CaseMeasurement {
   std::vector<std::optional<std::int64_t>> wrong_by_process;  // nullopt when not checkable
   std::optional<std::int64_t> wrong;                          // summed over every process
   StopReason stop = StopReason::Fixed;
+  // The largest share of the timed loop's wall time that any process spent runnable but waiting
+  // for a CPU (/proc/self/schedstat): a case measured on a busy host. Negative: not known.
+  double cpu_wait_share = -1;
 };
 
 // Called on rank 0 as each case finishes.

@@ -75,6 +75,7 @@ report::RawCase raw_case(const CaseMeasurement& m) {
   raw.count = row.counts.param;
   raw.requested_bytes = row.requested_bytes;
   raw.stop_reason = stop_reason_name(m.stop);
+  raw.cpu_wait_share = m.cpu_wait_share;
   return raw;
 }
 

@@ -14,6 +14,7 @@ CaseResult summarize_case(const RawCase& raw, RankReduce how, const std::vector<
   c.requested_bytes = raw.requested_bytes;
   c.wrong = raw.wrong;
   c.stop_reason = raw.stop_reason;
+  c.cpu_wait_share = raw.cpu_wait_share;
 
   const auto& samples = *raw.samples_s;
   c.group.ranks.resize(samples.size());

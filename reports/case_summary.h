@@ -19,6 +19,7 @@ struct RawCase {
   const std::vector<std::vector<double>>* samples_s = nullptr;  // [rank][iteration], seconds
   std::optional<std::int64_t> wrong;
   std::string stop_reason;
+  double cpu_wait_share = -1;  // CaseMeasurement::cpu_wait_share
 };
 
 CaseResult summarize_case(const RawCase& raw, RankReduce how, const std::vector<NodeInfo>& nodes);

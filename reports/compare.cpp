@@ -150,6 +150,8 @@ void judge_cases(Comparison& out, const json& base, const json& cur, double tole
         break;
       }
     c.verdict = classify(c.rel_change, c.z, c.floor, !c.agreed.empty());
+    c.busy = c.cpu_wait > rule.max_cpu_wait;
+    if (c.verdict == Change::Worse && c.busy) c.verdict = Change::Inconclusive;
   }
 }
 
@@ -198,7 +200,10 @@ void add_findings(Comparison& out, double tolerance) {
                     c.dtype, c.placement, size_text(c.bytes), group_text(c.group), c.base_busbw, c.cur_busbw,
                     100 * c.rel_change,
                     std::isnan(c.z) ? "no per-iteration statistics" : fmt::format("{:.1f} standard errors", c.z),
-                    100 * c.floor, c.agreed.empty() ? ", no other case agrees" : ", " + c.agreed);
+                    100 * c.floor, c.agreed.empty() ? ", no other case agrees" : ", " + c.agreed) +
+        (c.busy ? fmt::format("; its processes waited for a CPU {:.0f}% of the time: a busy host",
+                                         100 * c.cpu_wait)
+                           : "");
     if (c.verdict == Change::Worse) {
       ++worse;
       out.findings.push_back({"REGRESSION", Tag::Fail, Priority::P1, evidence + context, pointer, c.group});
@@ -267,6 +272,9 @@ Comparison compare_runs(const json& base, const json& cur, double tolerance, con
       cc.base_busbw = b.value("busbw_gbs", 0.0);
       cc.cur_busbw = c.value("busbw_gbs", 0.0);
       cc.z = z_score(b, c);
+      for (const json* side : {&b, &c})
+        if (side->contains("cpu_wait_share") && (*side)["cpu_wait_share"].is_number())
+          cc.cpu_wait = std::max(cc.cpu_wait, (*side)["cpu_wait_share"].get<double>());
       cc.group = group_subject(c, nodes);
       cc.rel_change = cc.base_busbw > 0 ? (cc.cur_busbw - cc.base_busbw) / cc.base_busbw : 0;
       out.cases.push_back(cc);

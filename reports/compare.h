@@ -23,6 +23,8 @@ struct CaseComparison {
   double z = 0;           // difference of mean times in standard errors; NaN without per-iteration statistics
   double floor = 0;       // the change this case must exceed: tolerance, or more where the runs are noisy
   std::string agreed;     // the neighbouring case that moved the same way ("the in_place case, -38.0%"), if any
+  double cpu_wait = -1;   // the larger cpu_wait_share of the two runs' cases; < 0 unknown
+  bool busy = false;      // cpu_wait above NoiseRule::max_cpu_wait
   Change verdict = Change::Same;
   Subject group;  // where the case ran: the world, or one node or rail of a --scope node|rail run
 };
@@ -44,7 +46,11 @@ Change classify(double rel_change, double z, double floor, bool agreed = true, d
 // floor is the largest of: the tolerance; twice the largest in-place/out-of-place spread at its
 // size and the neighbouring sizes, in either run (the same case measured twice, minutes apart);
 // and three times the tolerance at latency-bound sizes (busbw under a tenth of the series' peak).
+// A case whose processes waited for a CPU more than max_cpu_wait of its timed loop, in either run,
+// was measured on a busy host: a drop there is inconclusive, never worse (a compiler sharing the
+// two cores turned identical 2-rank runs into 75-99% "drops").
 struct NoiseRule {
+  double max_cpu_wait = 0.05;
   double spread_factor = 2;
   double latency_bound_share = 0.1;
   double latency_bound_factor = 3;

@@ -35,6 +35,7 @@ CaseResult case_from_json(const json& c) {
   if (c.contains("wrong") && c["wrong"].is_number_integer()) r.wrong = c["wrong"].get<std::int64_t>();
   r.wrong_ranks = c.value("wrong_ranks", std::vector<int>{});
   r.stop_reason = c.value("stop_reason", "");
+  if (c.contains("cpu_wait_share") && c["cpu_wait_share"].is_number()) r.cpu_wait_share = c["cpu_wait_share"];
   return r;
 }
 

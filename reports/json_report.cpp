@@ -73,6 +73,7 @@ json to_json(const CaseResult& c) {
       {"wrong", c.wrong ? json(*c.wrong) : json(nullptr)},
       {"wrong_ranks", c.wrong_ranks},
       {"stop_reason", c.stop_reason},
+      {"cpu_wait_share", c.cpu_wait_share >= 0 ? nlohmann::json(c.cpu_wait_share) : nlohmann::json(nullptr)},
       {"rank_median_us", c.rank_median_us},
       {"node_median_us", nodes},
   };

@@ -2,6 +2,8 @@
 // one place for each, spelled exactly as the pages head their sections.
 #pragma once
 
+#include <array>
+
 namespace collbench::report::ref {
 
 inline constexpr const char* kTimeoutHang = "references/debugging-guide.md \u00a7 1 NCCL Timeout / Rendezvous Hang";
@@ -19,5 +21,10 @@ inline constexpr const char* kMultiNode = "references/performance-testing.md \u0
 inline constexpr const char* kDebugImpact = "references/performance-testing.md \u00a7 NCCL_DEBUG=INFO Performance Impact";
 inline constexpr const char* kStraggler = "references/performance-testing.md \u00a7 Straggler Node \u2014 Detection and Replacement";
 inline constexpr const char* kPairwise = "references/performance-testing.md \u00a7 Pairwise Bandwidth Test (identify slow pairs)";
+
+// Every pointer above, for the test that each resolves to a section of docs/references/.
+inline constexpr std::array kAll{kTimeoutHang, kEfaConfig,  kHardware,     kVersionMismatch, kTcpFallback,
+                                 kStaleShm,    kMemlock,    kAdvancedTuning, kEnvVars,       kErrorPatterns,
+                                 kSingleNode,  kMultiNode,  kDebugImpact,  kStraggler,       kPairwise};
 
 }  // namespace collbench::report::ref

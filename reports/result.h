@@ -84,6 +84,7 @@ struct CaseResult {
   std::optional<std::int64_t> wrong;    // nullopt: not checked (N/A)
   std::vector<int> wrong_ranks;         // ranks whose process counted wrong elements; empty: not known
   std::string stop_reason;
+  double cpu_wait_share = -1;           // largest share of the timed loop a process waited for a CPU; < 0 unknown
   std::vector<double> rank_median_us;   // indexed by rank
   std::vector<NodeMedian> node_median_us;
 };

@@ -38,7 +38,9 @@ const CaseResult* pick(const std::vector<CaseResult>& cases, const ThresholdRow&
 }
 
 std::string reference(const ThresholdRow& row) {
-  return row.scope == "node" ? ref::kSingleNode : ref::kMultiNode;
+  if (row.scope == "node") return ref::kSingleNode;
+  // all_to_all crosses every pair of nodes: the pairwise test finds the pair that holds it back.
+  return row.op == "all_to_all" ? ref::kPairwise : ref::kMultiNode;
 }
 
 // One node's bandwidth is that node's; a multi-node figure blames no node in particular.

@@ -187,3 +187,24 @@ TEST(Compare, ARegressionIsAboutTheGroupThatRegressed) {
 }
 
 }  // namespace collbench::report
+
+namespace collbench::report {
+
+TEST(Compare, ADropMeasuredOnABusyHostIsInconclusive) {
+  auto base = sweep(1.0, 0.01), cur = sweep(1.25, 0.01);
+  for (auto& c : cur) c["cpu_wait_share"] = 0.3;  // the processes waited for a CPU 30% of the time
+  const auto c = compare_runs(make_run(base), make_run(cur), 0.05);
+  EXPECT_EQ(c.cases[2].verdict, Change::Inconclusive);
+  EXPECT_TRUE(c.cases[2].busy);
+  EXPECT_FALSE(has(c, "REGRESSION"));
+  bool said = false;
+  for (const auto& f : c.findings)
+    said = said || (f.code == "REGRESSION_INCONCLUSIVE" &&
+                    f.message.find("waited for a CPU 30% of the time: a busy host") != std::string::npos);
+  EXPECT_TRUE(said);
+  // A quiet host's drop stays worse.
+  for (auto& c2 : cur) c2["cpu_wait_share"] = 0.01;
+  EXPECT_EQ(compare_runs(make_run(base), make_run(cur), 0.05).cases[2].verdict, Change::Worse);
+}
+
+}  // namespace collbench::report

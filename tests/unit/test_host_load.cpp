@@ -15,6 +15,13 @@ TEST(HostLoad, ProcsRunningFromProcStat) {
   EXPECT_GT(runnable_per_core(), 0) << "this process itself is running";
 }
 
+TEST(HostLoad, RunqueueWaitIsTheSecondSchedstatFieldInSeconds) {
+  EXPECT_DOUBLE_EQ(*runqueue_wait_s("256049 1500000000 12\n"), 1.5);
+  EXPECT_FALSE(runqueue_wait_s("").has_value());
+  EXPECT_FALSE(runqueue_wait_s("12").has_value());
+  EXPECT_TRUE(runqueue_wait_s().has_value());  // Linux with schedstats
+}
+
 TEST(HostLoad, ASlowNodeOnOversubscribedCpusIsInDoubtNotAccused) {
   using K = report::GroupVerdict::Kind;
   report::GroupJudgement j;
