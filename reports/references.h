@@ -1,5 +1,5 @@
-// The reference pointers of the hyperpod-nccl skill that findings point at (finding-scheme.md):
-// one place for each, spelled exactly as the pages head their sections.
+// The reference pointers findings print (finding-scheme.md): one place for each, spelled exactly as
+// the hyperpod-nccl skill's pages head their sections; each resolves to docs/references/<file>.md.
 #pragma once
 
 #include <array>
