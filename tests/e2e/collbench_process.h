@@ -28,6 +28,13 @@ inline std::string slurp(const fs::path& p) {
   return s.str();
 }
 
+// The count on the summary's "Issues Found:" line; -1 when there is none.
+inline int issues_found(const std::string& out) {
+  const std::string key = "Issues Found:";
+  const std::size_t at = out.find(key);
+  return at == std::string::npos ? -1 : std::atoi(out.c_str() + at + key.size());
+}
+
 inline std::string describe(const Result& r) {
   return "exit " + std::to_string(r.code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
 }

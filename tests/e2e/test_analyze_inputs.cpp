@@ -13,6 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using collbench::e2e::describe;
+using collbench::e2e::issues_found;
 using collbench::e2e::Result;
 using collbench::e2e::slurp;
 
@@ -21,10 +22,6 @@ const fs::path kWritten = fs::path(COLLBENCH_FIXTURES) / "written";
 
 using AnalyzeInputs = collbench::e2e::CollbenchTest;
 
-int issues_found(const std::string& out) {
-  std::smatch m;
-  return std::regex_search(out, m, std::regex(R"(Issues Found:\s+(\d+))")) ? std::stoi(m[1]) : -1;
-}
 
 }  // namespace
 

@@ -13,6 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using collbench::e2e::describe;
+using collbench::e2e::issues_found;
 using collbench::e2e::Result;
 using collbench::e2e::slurp;
 
@@ -20,10 +21,6 @@ const fs::path kFixtures = fs::path(COLLBENCH_FIXTURES) / "nccl-tests";
 
 using Verdicts = collbench::e2e::CollbenchTest;
 
-int issues_found(const std::string& out) {
-  std::smatch m;
-  return std::regex_search(out, m, std::regex(R"(Issues Found:\s+(\d+))")) ? std::stoi(m[1]) : -1;
-}
 
 // Data rows in a fixture: lines (after any rank prefix) that start with size, count and a type.
 int rows_in(const fs::path& file) {
