@@ -101,14 +101,16 @@ void run_sweep(const Plan& plan, const RunOptions& opts, Backend& backend, Contr
       std::vector<double> flat;
       for (const auto& s : samples) flat.insert(flat.end(), s.begin(), s.end());
       const std::vector<double> all = control.gather_to_root(flat);
-      const std::vector<double> wrongs = control.gather_to_root(std::vector<double>{wrong ? double(*wrong) : -1.0});
-      const std::vector<double> waits = control.gather_to_root(std::vector<double>{wait_share});
+      // Per process: its wrong count (-1: not checkable) and its CPU-wait share, in one gather.
+      const std::vector<double> per_process =
+          control.gather_to_root(std::vector<double>{wrong ? double(*wrong) : -1.0, wait_share});
       watchdog.disarm();
 
       if (control.rank() == 0) {
         CaseMeasurement m{index, &row, placement, {}, {}, std::nullopt, stop};
-        for (double w : waits) m.cpu_wait_share = std::max(m.cpu_wait_share, w);
-        for (double w : wrongs) {
+        for (std::size_t p = 0; p + 1 < per_process.size(); p += 2) {
+          const double w = per_process[p];
+          m.cpu_wait_share = std::max(m.cpu_wait_share, per_process[p + 1]);
           m.wrong_by_process.push_back(w < 0 ? std::nullopt : std::optional<std::int64_t>(std::int64_t(w)));
           if (w >= 0) m.wrong = m.wrong.value_or(0) + std::int64_t(w);
         }
