@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace collbench {
@@ -20,6 +21,16 @@ class Control {
   // Every process's equally sized block, concatenated in rank order on rank 0 (empty elsewhere).
   virtual std::vector<double> gather_to_root(std::span<const double> mine) = 0;
   virtual std::int64_t min(std::int64_t value) = 0;
+  // Rank 0's values, on every rank; `values` has the same size everywhere.
+  virtual void broadcast(std::span<int> values) = 0;
+  virtual double broadcast(double value) = 0;
+  virtual std::string broadcast(const std::string& value) = 0;  // any length
+  // Every process's string, in rank order: on rank 0 only (empty elsewhere), or on every rank.
+  virtual std::vector<std::string> gather_strings(const std::string& mine) = 0;
+  virtual std::vector<std::string> all_gather_strings(const std::string& mine) = 0;
+  virtual std::vector<int> all_gather(int mine) = 0;
+  // Ends every process of the job with `code`: for a failure that leaves peers inside a collective.
+  [[noreturn]] virtual void abort(int code) = 0;
   // Collective: a channel among the processes that passed the same color, ranked as here.
   virtual std::unique_ptr<Control> split(int color) = 0;
 };

@@ -20,6 +20,13 @@ class MpiControl final : public Control {
   bool broadcast_flag(bool value) override;
   std::vector<double> gather_to_root(std::span<const double> mine) override;
   std::int64_t min(std::int64_t value) override;
+  void broadcast(std::span<int> values) override;
+  double broadcast(double value) override;
+  std::string broadcast(const std::string& value) override;
+  std::vector<std::string> gather_strings(const std::string& mine) override;
+  std::vector<std::string> all_gather_strings(const std::string& mine) override;
+  std::vector<int> all_gather(int mine) override;
+  [[noreturn]] void abort(int code) override;
   std::unique_ptr<Control> split(int color) override;
 
  private:

@@ -82,7 +82,10 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
     else
       for (auto& f : threshold_findings(cmd.verdict, instance, thresholds, r.cases, r.span)) v.findings.push_back(std::move(f));
     if (!in.incomplete.empty()) v.findings.push_back(report::incomplete_input_finding(in.incomplete));
-    if (auto f = report::implausible_values_finding(r.cases)) {
+    std::optional<report::NetworkLimit> limit;
+    if (thresholds && thresholds->hardware.efa_gbps > 0)
+      limit = report::NetworkLimit{r.span.ranks, r.span.nodes, thresholds->hardware.efa_gbps / 8, instance};
+    if (auto f = report::implausible_values_finding(r.cases, limit)) {
       v.findings = report::without_passes(std::move(v.findings));
       v.findings.push_back(std::move(*f));
     }

@@ -13,4 +13,9 @@ double round_slice_s(double left_s, int rounds_left, double long_round_s) {
   return std::min(share * 2 / 3, long_round_s);
 }
 
+double Budget::next_slice(Control& control, int rounds_left, double long_round_s) const {
+  return control.broadcast(control.rank() == 0 ? round_slice_s(total_s_ - elapsed_s(), rounds_left, long_round_s)
+                                               : 0.0);
+}
+
 }  // namespace collbench

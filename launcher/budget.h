@@ -1,6 +1,10 @@
 // The wall-time budget that hunt and fabric share: its default, and each round's share of it.
 #pragma once
 
+#include <chrono>
+
+#include "bench/control.h"
+
 namespace collbench {
 
 // The default --budget: 60 s plus 15 s per planned round and for two confirmation rounds, so it
@@ -12,5 +16,20 @@ double default_budget_s(int planned_rounds);
 // `long_round_s` (a round that long has all the samples a verdict needs). Zero: the budget cannot
 // fit another round.
 double round_slice_s(double left_s, int rounds_left, double long_round_s);
+
+// A budget that started when it was made. Rank 0's clock rules: its slice is every rank's.
+class Budget {
+ public:
+  explicit Budget(double total_s) : total_s_(total_s) {}
+  double total_s() const { return total_s_; }
+  double elapsed_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  // Collective over `control`: round_slice_s for the next of `rounds_left` rounds, agreed.
+  double next_slice(Control& control, int rounds_left, double long_round_s) const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  double total_s_;
+  Clock::time_point start_ = Clock::now();
+};
 
 }  // namespace collbench

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,7 @@ struct AnalyzeOptions {
 
 struct CompareOptions {
   std::string baseline, current;
-  double tolerance = 0.05;
+  std::optional<double> tolerance;  // nullopt: report::default_tolerance
 };
 
 struct HuntOptions {
@@ -64,7 +65,7 @@ struct Command {
   enum class Kind { Run, Hunt, Fabric, Analyze, Compare, DeriveThresholds, Help, Version } kind = Kind::Help;
   RunOptions run;
   std::string baseline;  // run --baseline
-  double tolerance = 0.05;
+  std::optional<double> tolerance;  // nullopt: report::default_tolerance
   VerdictOptions verdict;
   HuntOptions hunt;
   FabricOptions fabric;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "bench/mpi_check.h"
+#include <span>
 
 namespace collbench {
 
@@ -39,16 +39,16 @@ Schedule confirmation_schedule(const std::vector<const report::Attribution*>& fi
   return out;
 }
 
-Schedule broadcast_schedule(const Schedule& mine, MPI_Comm comm) {
+Schedule broadcast_schedule(const Schedule& mine, Control& control) {
   std::vector<int> flat;
   for (const auto& r : mine) {
     flat.push_back(static_cast<int>(r.pairs.size()));
     for (const auto& [a, b] : r.pairs) flat.insert(flat.end(), {a, b});
   }
   int size = static_cast<int>(flat.size());
-  MPI_CHECK(MPI_Bcast(&size, 1, MPI_INT, 0, comm));
+  control.broadcast(std::span<int>(&size, 1));
   flat.resize(static_cast<std::size_t>(size));
-  MPI_CHECK(MPI_Bcast(flat.data(), size, MPI_INT, 0, comm));
+  control.broadcast(std::span<int>(flat));
   Schedule out;
   for (std::size_t i = 0; i < flat.size();) {
     Round r;

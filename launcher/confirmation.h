@@ -3,10 +3,9 @@
 // doubtful link again on its own (reports/attribution.h then requires the repeat).
 #pragma once
 
-#include <mpi.h>
-
 #include <vector>
 
+#include "bench/control.h"
 #include "bench/schedules.h"
 #include "reports/attribution.h"
 
@@ -17,7 +16,7 @@ namespace collbench {
 // (by the first verdict's scores); then the links, node-disjoint per round, each once.
 Schedule confirmation_schedule(const std::vector<const report::Attribution*>& first);
 
-// Rank 0's schedule on every process of `comm`.
-Schedule broadcast_schedule(const Schedule& mine, MPI_Comm comm);
+// Rank 0's schedule on every process of `control`.
+Schedule broadcast_schedule(const Schedule& mine, Control& control);
 
 }  // namespace collbench

@@ -237,8 +237,8 @@ report::RankEnv collect_local_env(int rank, const CollectOptions& options) {
   return e;
 }
 
-std::vector<report::RankEnv> gather_env(const report::RankEnv& mine) {
-  const auto parts = gather_strings(report::to_json(mine).dump());
+std::vector<report::RankEnv> gather_env(Control& control, const report::RankEnv& mine) {
+  const auto parts = control.gather_strings(report::to_json(mine).dump());
   if (parts.empty()) return {mine};
   std::vector<report::RankEnv> all;
   for (const auto& part : parts) all.push_back(report::rank_env_from_json(nlohmann::json::parse(part)));

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/control.h"
 #include "reports/env_facts.h"
 
 namespace collbench {
@@ -32,7 +33,7 @@ report::RankEnv collect_local_env(int rank, const CollectOptions& options = {});
 
 // Collective over MPI_COMM_WORLD: every process's facts on rank 0 (in rank order), `mine` alone on
 // the others.
-std::vector<report::RankEnv> gather_env(const report::RankEnv& mine);
+std::vector<report::RankEnv> gather_env(Control& control, const report::RankEnv& mine);
 
 // Before NCCL initialises: unless the user set NCCL_DEBUG, sets NCCL_DEBUG=INFO,
 // NCCL_DEBUG_SUBSYS=INIT,NET and NCCL_DEBUG_FILE=<dir>/collbench-nccl.%h.%p.log, and remembers

@@ -20,7 +20,6 @@ int fabric_command(const Command&, const std::vector<std::string>&) {
 #else
 
 #include <fmt/format.h>
-#include <mpi.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -55,48 +54,22 @@ namespace {
 
 using report::Finding;
 
-std::vector<std::string> allgather_strings(MPI_Comm comm, const std::string& mine, int size) {
-  int len = static_cast<int>(mine.size()), longest = 0;
-  MPI_CHECK(MPI_Allreduce(&len, &longest, 1, MPI_INT, MPI_MAX, comm));
-  std::vector<int> lens(static_cast<std::size_t>(size));
-  MPI_CHECK(MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm));
-  std::string padded = mine;
-  padded.resize(static_cast<std::size_t>(longest));
-  std::string all(static_cast<std::size_t>(longest) * static_cast<std::size_t>(size), '\0');
-  MPI_CHECK(MPI_Allgather(padded.data(), longest, MPI_CHAR, all.data(), longest, MPI_CHAR, comm));
-  std::vector<std::string> out;
-  for (int r = 0; r < size; ++r)
-    out.push_back(all.substr(static_cast<std::size_t>(r) * longest, static_cast<std::size_t>(lens[r])));
-  return out;
-}
-
-std::string bcast_string(MPI_Comm comm, std::string s) {
-  int len = static_cast<int>(s.size());
-  MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, 0, comm));
-  s.resize(static_cast<std::size_t>(len));
-  MPI_CHECK(MPI_Bcast(s.data(), len, MPI_CHAR, 0, comm));
-  return s;
-}
-
-[[noreturn]] void abort_run(MPI_Comm comm, const std::string& line) {
+[[noreturn]] void abort_run(Control& control, const std::string& line) {
   std::fprintf(stderr, "%s\n", line.c_str());
-  std::fflush(stderr);
-  MPI_Abort(comm, kExitCouldNotRun);
-  _exit(kExitCouldNotRun);
+  control.abort(kExitCouldNotRun);
 }
 
 }  // namespace
 
 int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
   const FabricOptions& o = cmd.fabric;
-  int rank = 0, size = 1;
-  MPI_Comm comm = dup_world(&rank, &size);
+  MpiControl control;
+  const int rank = control.rank(), size = control.size();
   const std::string host = this_host();
   const ofi::Who who{rank, host};
-  MpiControl control;
 
   // Layout: hosts by rank, nodes in order of their lowest rank, the units the schedule pairs.
-  const std::vector<std::string> hosts = allgather_strings(comm, host, size);
+  const std::vector<std::string> hosts = control.all_gather_strings(host);
   std::vector<ofi::Unit> nodes;
   for (int r = 0; r < size; ++r) {
     auto it = std::find_if(nodes.begin(), nodes.end(), [&](const ofi::Unit& u) { return u.name == hosts[r]; });
@@ -133,7 +106,7 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
         choice = ofi::choose_provider(o.provider, ofi::rdm_provider_names(), ofi::all_provider_names());
       }))
     return c;
-  choice.core = bcast_string(comm, choice.core);
+  choice.core = control.broadcast(choice.core);
 
   ofi::InfoPtr info;
   if (int c = agree(control, [&] {
@@ -149,10 +122,8 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
     return c;
 
   // Spin on completions where the ranks sharing a machine fit on its cores, else yield.
-  std::vector<int> cores_by_rank(static_cast<std::size_t>(size));
-  const int cores = online_cores();
-  MPI_CHECK(MPI_Allgather(&cores, 1, MPI_INT, cores_by_rank.data(), 1, MPI_INT, comm));
-  const std::vector<std::string> machines = allgather_strings(comm, machine_id(), size);
+  const std::vector<int> cores_by_rank = control.all_gather(online_cores());
+  const std::vector<std::string> machines = control.all_gather_strings(machine_id());
   const ofi::PollingPlan polling =
       o.polling == "auto" ? ofi::plan_polling(machines, cores_by_rank, hosts)
                           : ofi::forced_polling(o.polling == "spin" ? ofi::Polling::Spin : ofi::Polling::Yield, size);
@@ -168,15 +139,13 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
   std::vector<std::vector<char>> names;
   {
     const std::vector<char> mine = ep->name();
-    for (const auto& s : allgather_strings(comm, std::string(mine.begin(), mine.end()), size))
+    for (const auto& s : control.all_gather_strings(std::string(mine.begin(), mine.end())))
       names.emplace_back(s.begin(), s.end());
   }
   if (int c = agree(control, [&] { ep->insert_peers(names); })) return c;
 
   // What each node shows of EFA, for the profile check.
-  int efa = count_efa_devices(CollectOptions{}.infiniband_dir);
-  std::vector<int> efa_by_rank(static_cast<std::size_t>(size));
-  MPI_CHECK(MPI_Gather(&efa, 1, MPI_INT, efa_by_rank.data(), 1, MPI_INT, 0, comm));
+  const std::vector<int> efa_by_rank = control.all_gather(count_efa_devices(CollectOptions{}.infiniband_dir));
 
   FabricResults results(o, cmd.verdict, argv, now_utc());
   const Schedule schedule = schedule_for_pattern(o.pattern, static_cast<int>(units.size()));
@@ -198,9 +167,8 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
   plan.stream = {o.bw_warmup, o.bw_iters, o.window, o.timeout_s};
 
   // Rank 0's clock decides whether the budget fits another round; every rank follows.
-  const double t0 = MPI_Wtime();
-  const double budget = o.budget_s > 0 ? o.budget_s : default_budget_s(static_cast<int>(schedule.size()));
-  if (rank == 0) results.set_budget(budget);
+  const Budget budget(o.budget_s > 0 ? o.budget_s : default_budget_s(static_cast<int>(schedule.size())));
+  if (rank == 0) results.set_budget(budget.total_s());
   // Each measurement of a lane gets an even part of its round's share of the budget: a slow link
   // ends on time with fewer samples, the decision taken by the side that times (traffic.h).
   const auto measurements = static_cast<double>(plan.latency_sizes.size() + 3 * plan.bandwidth_sizes.size());
@@ -210,10 +178,7 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
     nlohmann::json mine = nlohmann::json::array();
     for (std::size_t r = 0; r < rounds.size(); ++r) {
       const int rounds_left = static_cast<int>(rounds.size() - r) + later;
-      double slice = rank == 0 ? round_slice_s(budget - (MPI_Wtime() - t0), rounds_left,
-                                               std::numeric_limits<double>::infinity())
-                               : 0;
-      MPI_CHECK(MPI_Bcast(&slice, 1, MPI_DOUBLE, 0, comm));
+      const double slice = budget.next_slice(control, rounds_left, std::numeric_limits<double>::infinity());
       if (slice <= 0) {
         if (rank == 0)
           for (std::size_t j = r; j < rounds.size(); ++j) results.add_not_measured(rounds[j].pairs);
@@ -239,15 +204,15 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
                                       rank, host, e.peer, hosts[static_cast<std::size_t>(e.peer)], index, e.phase,
                                       ep->facts().provider),
                           report::ref::kTimeoutHang, report::Subject::rank(e.peer, hosts[static_cast<std::size_t>(e.peer)])};
-          abort_run(comm, report::render_finding(f, false));
+          abort_run(control, report::render_finding(f, false));
         } catch (const std::exception& e) {
-          abort_run(comm, fmt::format("collbench: error: round {}, with rank {} (host {}): {}", index, peer,
+          abort_run(control, fmt::format("collbench: error: round {}, with rank {} (host {}): {}", index, peer,
                                       hosts[static_cast<std::size_t>(peer)], e.what()));
         }
       }
-      MPI_CHECK(MPI_Barrier(comm));
+      control.barrier();
     }
-    const std::vector<std::string> parts = gather_strings(mine.dump());
+    const std::vector<std::string> parts = control.gather_strings(mine.dump());
     if (rank == 0)
       for (const auto& p : parts) results.add_lanes(nlohmann::json::parse(p));
   };
@@ -270,7 +235,7 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
       std::fflush(stdout);
     }
   }
-  confirm = broadcast_schedule(confirm, comm);
+  confirm = broadcast_schedule(confirm, control);
   run_rounds(confirm, static_cast<int>(schedule.size()), 0);
 
   int exit_code = 0;
@@ -281,9 +246,8 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
   if (failed != 0)
     exit_code = failed;
   else
-    MPI_CHECK(MPI_Bcast(&exit_code, 1, MPI_INT, 0, comm));
+    control.broadcast(std::span<int>(&exit_code, 1));
   ep.reset();
-  MPI_Comm_free(&comm);
   return exit_code;
 }
 

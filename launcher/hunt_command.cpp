@@ -1,7 +1,6 @@
 #include "launcher/hunt_command.h"
 
 #include <fmt/format.h>
-#include <mpi.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -121,11 +120,11 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
   }
   watchdog.disarm();
   report::HuntRecord record;
-  record.header.world = describe_world(*choice.backend, choice.reason);
+  record.header.world = describe_world(control, *choice.backend, choice.reason);
   const report::WorldInfo& world = record.header.world;
   // Rank 0 knows the layout; every process needs its node's index, and whether nodes are alike.
   int n = static_cast<int>(world.nodes.size());
-  MPI_CHECK(MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  control.broadcast(std::span<int>(&n, 1));
   if (n < 2) {
     if (rank == 0) std::fprintf(stderr, "collbench: error: hunt needs at least 2 nodes; this run has %d\n", n);
     return kExitUsage;
@@ -138,8 +137,8 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
       alike &= world.nodes[i].ranks.size() == world.nodes[0].ranks.size() && world.nodes[i].ranks.size() >= 2;
     }
   }
-  MPI_CHECK(MPI_Bcast(node_of_rank.data(), static_cast<int>(node_of_rank.size()), MPI_INT, 0, MPI_COMM_WORLD));
-  MPI_CHECK(MPI_Bcast(&alike, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  control.broadcast(std::span<int>(node_of_rank));
+  control.broadcast(std::span<int>(&alike, 1));
   const int my_node = node_of_rank[static_cast<std::size_t>(choice.backend->first_rank())];
   const bool is_auto = cmd.hunt.pattern == "auto";
   const bool node_phase = is_auto && alike;
@@ -172,15 +171,11 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
     return out;
   }();
 
-  // Rank 0's clock and decisions rule; every rank follows them.
-  const double t0 = MPI_Wtime();
-  auto bcast = [&](double v) {
-    MPI_CHECK(MPI_Bcast(&v, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
-    return v;
-  };
   const Schedule schedule = schedule_for_pattern(cmd.hunt.pattern, n);
   record.plan.planned_rounds = static_cast<int>(schedule.size()) + (node_phase ? 1 : 0);
   record.plan.budget_s = cmd.hunt.budget_s > 0 ? cmd.hunt.budget_s : default_budget_s(record.plan.planned_rounds);
+  // Rank 0's clock and decisions rule; every rank follows them.
+  const Budget budget(record.plan.budget_s);
   record.plan.max_iters = opts.iters.fixed;
   {
     // With -b the probe only times the given size.
@@ -205,9 +200,9 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
   // Times one round on rank 0, then prints and journals it.
   auto timed = [&](const std::string& phase, const std::vector<std::pair<int, int>>& pairs, const auto& body) {
     report::HuntRound round{phase, static_cast<int>(record.rounds.size()), 0, pairs};
-    const double start = MPI_Wtime();
+    const double start = budget.elapsed_s();
     body(round.index);
-    round.wall_s = MPI_Wtime() - start;
+    round.wall_s = budget.elapsed_s() - start;
     if (rank != 0) return;
     record.rounds.push_back(round);
     std::string line = fmt::format("# round {} ({}): {:.2f} s", round.index, phase, round.wall_s);
@@ -228,9 +223,7 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
       record.runnable_per_core[i] = std::max(record.runnable_per_core[i], load[i]);
   };
   // The slice for the next of `rounds_left` rounds, agreed; 0 when the budget cannot fit it.
-  auto next_slice = [&](int rounds_left) {
-    return bcast(rank == 0 ? round_slice_s(record.plan.budget_s - (MPI_Wtime() - t0), rounds_left, long_round_s) : 0);
-  };
+  auto next_slice = [&](int rounds_left) { return budget.next_slice(control, rounds_left, long_round_s); };
   auto pair_rounds = [&](const std::string& phase, const Schedule& s) {
     for (std::size_t i = 0; i < s.size(); ++i) {
       const Round& r = s[i];
@@ -268,7 +261,7 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
       record.node_judgement = report::judge_groups(record.node_phase);
       for (const auto& g : record.node_judgement.groups) again |= g.kind != report::GroupVerdict::Kind::Healthy;
     }
-    MPI_CHECK(MPI_Bcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    control.broadcast(std::span<int>(&again, 1));
     const double again_slice = again ? next_slice(ahead) : 0;
     if (again_slice > 0) {
       node_run(again_slice);
@@ -285,7 +278,7 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
       const report::Attribution first = report::attribute(record.samples, n);
       confirm = confirmation_schedule({&first});
     }
-    confirm = broadcast_schedule(confirm, MPI_COMM_WORLD);
+    confirm = broadcast_schedule(confirm, control);
     if (rank == 0 && !confirm.empty()) {
       std::printf("# confirmation: %d round(s): ", static_cast<int>(confirm.size()));
       for (const auto& r : confirm) std::printf("%s  ", pairs_text(r.pairs, world.nodes).c_str());
@@ -331,7 +324,7 @@ int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
     }
     std::fflush(stdout);
   }
-  MPI_CHECK(MPI_Bcast(&exit_code, 1, MPI_INT, 0, MPI_COMM_WORLD));
+  control.broadcast(std::span<int>(&exit_code, 1));
   return exit_code;
 }
 

@@ -1,7 +1,5 @@
 #include "launcher/hunt_phases.h"
 
-#include <mpi.h>
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -9,6 +7,7 @@
 #include "bench/host_load.h"
 #include "bench/plan.h"
 #include "bench/sweep.h"
+#include "launcher/agree.h"
 #include "reports/outliers.h"
 #include "reports/stats.h"
 
@@ -52,8 +51,8 @@ void measure(const HuntContext& ctx, const RunOptions& opts, Backend& group, Con
     group.reserve(plan.max_send_bytes, plan.max_recv_bytes);
   } catch (const std::exception& e) {
     // Every process meets the same plan, so rank 0 speaks for all; a memory error may be local.
-    std::fprintf(stderr, "collbench: error on rank %d: %s\n", ctx.control.rank(), e.what());
-    MPI_Abort(MPI_COMM_WORLD, dynamic_cast<const UsageError*>(&e) ? kExitUsage : kExitCouldNotRun);
+    print_error(e.what(), ctx.control.rank());
+    ctx.control.abort(dynamic_cast<const UsageError*>(&e) ? kExitUsage : kExitCouldNotRun);
   }
   run_sweep(plan, opts, group, control, ctx.watchdog, sink);
 }

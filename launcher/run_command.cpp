@@ -216,7 +216,7 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
   if (int code = agree(control, [&] { choice = make_backend(opts, control, report_at_once(rank), &watchdog); }))
     return leave(code);
   step("set-up: describing the world");
-  record.header.world = describe_world(*choice.backend, choice.reason);
+  record.header.world = describe_world(control, *choice.backend, choice.reason);
   // --scope node|rail: every group runs its own collective, all groups at once.
   GroupLayout layout;
   std::unique_ptr<Backend> group_backend;
@@ -243,7 +243,7 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
     return leave(code);
 
   if (may_use_nccl) env.nccl_log = read_nccl_debug_capture();
-  const std::vector<report::RankEnv> envs = gather_env(env);
+  const std::vector<report::RankEnv> envs = gather_env(control, env);
   const std::string instance_type = resolve_instance_type(cmd.verdict, env.instance_type);
   // What a regression hunt after an AMI update wants to see side by side.
   for (const auto& [k, v] : env.versions) record.header.world.versions.try_emplace(k, v);

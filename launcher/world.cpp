@@ -1,6 +1,5 @@
 #include "launcher/world.h"
 
-#include <mpi.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -8,25 +7,6 @@
 #include "bench/mpi_check.h"
 
 namespace collbench {
-std::vector<std::string> gather_strings(const std::string& mine) {
-  int rank = 0, size = 1;
-  MPI_Comm comm = dup_world(&rank, &size);
-  int len = static_cast<int>(mine.size());
-  std::vector<int> lens(rank == 0 ? size : 0), offsets(rank == 0 ? size : 0);
-  MPI_CHECK(MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm));
-  int total = 0;
-  for (std::size_t i = 0; i < lens.size(); ++i) {
-    offsets[i] = total;
-    total += lens[i];
-  }
-  std::string all(static_cast<std::size_t>(total), '\0');
-  MPI_CHECK(MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0, comm));
-  MPI_Comm_free(&comm);
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < lens.size(); ++i) out.push_back(all.substr(offsets[i], lens[i]));
-  return out;
-}
-
 std::vector<report::NodeInfo> group_nodes(const std::vector<report::RankInfo>& ranks) {
   std::vector<report::NodeInfo> nodes;
   for (const auto& r : ranks) {
@@ -37,14 +17,14 @@ std::vector<report::NodeInfo> group_nodes(const std::vector<report::RankInfo>& r
   return nodes;
 }
 
-report::WorldInfo describe_world(const Backend& backend, const std::string& reason) {
+report::WorldInfo describe_world(Control& control, const Backend& backend, const std::string& reason) {
   nlohmann::json mine = nlohmann::json::array();
   const auto devices = backend.devices();
   for (int i = 0; i < backend.local_ranks(); ++i) {
     const DeviceDesc d = i < static_cast<int>(devices.size()) ? devices[i] : DeviceDesc{};
     mine.push_back({backend.first_rank() + i, static_cast<int>(getpid()), this_host(), d.device, d.bus_id, d.name});
   }
-  const auto parts = gather_strings(mine.dump());
+  const auto parts = control.gather_strings(mine.dump());
 
   report::WorldInfo w;
   w.ranks = backend.world_ranks();

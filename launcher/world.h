@@ -4,16 +4,13 @@
 #include <string>
 
 #include "bench/backend.h"
+#include "bench/control.h"
 #include "reports/result.h"
 
 namespace collbench {
 
-// Collective over MPI_COMM_WORLD; the full description on rank 0, this process's part elsewhere.
-report::WorldInfo describe_world(const Backend& backend, const std::string& reason);
-
-// Every process's string, in rank order, on rank 0 (empty elsewhere). Collective over
-// MPI_COMM_WORLD, on a private duplicate of it.
-std::vector<std::string> gather_strings(const std::string& mine);
+// Collective over `control`; the full description on rank 0, this process's part elsewhere.
+report::WorldInfo describe_world(Control& control, const Backend& backend, const std::string& reason);
 
 // Groups ranks by host name, nodes in order of their lowest rank.
 std::vector<report::NodeInfo> group_nodes(const std::vector<report::RankInfo>& ranks);

@@ -180,7 +180,7 @@ std::string reference_for(const CaseComparison& c) {
   return ref::kMultiNode;
 }
 
-void add_findings(Comparison& out, double tolerance) {
+void add_findings(Comparison& out) {
   std::string changes;
   for (const auto& v : out.version_changes) changes += (changes.empty() ? "" : "; ") + v;
   if (!changes.empty())
@@ -216,9 +216,9 @@ void add_findings(Comparison& out, double tolerance) {
   }
   if (compared > 0 && worse == 0)
     out.findings.push_back({"NO_REGRESSION", Tag::Pass, Priority::None,
-                            fmt::format("no case of {} is slower than the baseline beyond {:g}% (more where the runs "
-                                        "are noisier) and the noise, with a neighbouring case agreeing",
-                                        compared, 100 * tolerance),
+                            fmt::format("no case of {} is slower than the baseline beyond {:g}% ({}; more where the "
+                                        "runs are noisier) and the noise, with a neighbouring case agreeing",
+                                        compared, 100 * out.tolerance, out.tolerance_basis),
                             "", Subject::world()});
 }
 
@@ -241,8 +241,21 @@ Change classify(double rel_change, double z, double floor, bool agreed, double z
   return agreed && (std::isnan(z) || z <= -z_min) ? Change::Better : Change::Same;
 }
 
-Comparison compare_runs(const json& base, const json& cur, double tolerance, const NoiseRule& noise) {
+Tolerance default_tolerance(const json& base, const json& cur) {
+  const auto backend = [](const json& doc) {
+    return doc.contains("world") && doc["world"].is_object() ? doc["world"].value("backend", std::string()) : "";
+  };
+  if (backend(base) == "mpi" || backend(cur) == "mpi")
+    return {0.25, "the mpi backend's default: host-memory collectives drift up to ~30% between identical runs"};
+  return {0.05, "the default"};
+}
+
+Comparison compare_runs(const json& base, const json& cur, std::optional<double> given, const NoiseRule& noise) {
   Comparison out;
+  const Tolerance t = given ? Tolerance{*given, "--tolerance"} : default_tolerance(base, cur);
+  const double tolerance = t.value;
+  out.tolerance = t.value;
+  out.tolerance_basis = t.basis;
   add_setup_mismatches(base, cur, out);
   add_version_changes(base, cur, out);
   const bool comparable = std::none_of(out.mismatches.begin(), out.mismatches.end(), [](const std::string& m) {
@@ -288,12 +301,13 @@ Comparison compare_runs(const json& base, const json& cur, double tolerance, con
           "cases: {} only in the baseline, {} only in the current run (different ops, datatypes or sizes)", only_base,
           only_cur));
   }
-  add_findings(out, tolerance);
+  add_findings(out);
   return out;
 }
 
 std::string render_comparison(const Comparison& c) {
-  std::string out = fmt::format("# {:<14} {:>8} {:>12} {:>12}  {:>12} {:>12} {:>8} {:>6} {:>7}  {}\n", "op", "dtype",
+  std::string out = fmt::format("# tolerance {:g}% ({})\n", 100 * c.tolerance, c.tolerance_basis);
+  out += fmt::format("# {:<14} {:>8} {:>12} {:>12}  {:>12} {:>12} {:>8} {:>6} {:>7}  {}\n", "op", "dtype",
                                 "placement", "size", "base GB/s", "now GB/s", "change", "floor", "z", "verdict");
   for (const auto& k : c.cases)
     out += fmt::format("  {:<14} {:>8} {:>12} {:>12}  {:>12.2f} {:>12.2f} {:>+7.1f}% {:>5.1f}% {:>7}  {}{}\n", k.op,

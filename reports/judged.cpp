@@ -23,7 +23,21 @@ Finding incomplete_input_finding(const std::string& why) {
           why + "; the verdicts cover the cases it holds, not the sweep that was planned", "", Subject::world()};
 }
 
-std::optional<Finding> implausible_values_finding(const std::vector<CaseResult>& cases) {
+std::optional<double> network_busbw_bound(const std::string& op, const NetworkLimit& limit) {
+  const double n = limit.ranks, N = limit.nodes, B = limit.node_gbytes;
+  if (limit.nodes < 2 || limit.ranks < limit.nodes || B <= 0) return std::nullopt;
+  if (op == "all_reduce" || op == "all_gather" || op == "reduce_scatter") return B * N * (n - 1) / (n * (N - 1));
+  if (op == "all_to_all") {
+    const double g = n / N;
+    return B * (n - 1) / (g * (n - g));
+  }
+  if (op == "broadcast" || op == "reduce" || op == "sendrecv") return B;
+  return std::nullopt;
+}
+
+std::optional<Finding> implausible_values_finding(const std::vector<CaseResult>& cases,
+                                                  const std::optional<NetworkLimit>& limit) {
+  constexpr double kPrintedRounding = 1.05;
   std::vector<std::string> bad;
   for (const auto& c : cases) {
     std::vector<std::string> what;
@@ -32,6 +46,11 @@ std::optional<Finding> implausible_values_finding(const std::vector<CaseResult>&
     if (impossible(c.algbw_gbs)) what.push_back(fmt::format("algbw {:g}", c.algbw_gbs));
     if (impossible(c.busbw_gbs)) what.push_back(fmt::format("busbw {:g}", c.busbw_gbs));
     if (c.wrong && *c.wrong < 0) what.push_back(fmt::format("#wrong {}", *c.wrong));
+    if (limit && c.group.scope == "world")
+      if (const auto bound = network_busbw_bound(c.op, *limit); bound && c.busbw_gbs > *bound * kPrintedRounding)
+        what.push_back(fmt::format("busbw {:.1f} GB/s, above the {:.0f} GB/s that {} nodes of {} ({:g} GB/s of "
+                                   "network each) can carry",
+                                   c.busbw_gbs, *bound, limit->nodes, limit->instance, limit->node_gbytes));
     if (!what.empty())
       bad.push_back(fmt::format("{} {} at {}: {}", c.op, c.placement, size_text(c.bytes), fmt::join(what, ", ")));
   }

@@ -84,6 +84,26 @@ TEST_F(AnalyzeInputs, ImpossibleValuesAreNotTrustedAndNothingIsPassed) {
   EXPECT_EQ(r.out.find("[PASS]"), std::string::npos) << r.out;  // no RESULTS_EXACT, no HEALTHY
 }
 
+TEST_F(AnalyzeInputs, BusbwAboveWhatTheNetworkCarriesIsNotTrusted) {
+  // 805 GB/s of all_reduce busbw on 2x p5.48xlarge: each node would receive 429 GB/s, more than its
+  // 32 x 100 Gbit/s of EFA. The same table at 480 GB/s (about what 2 x p5 publish) passes.
+  // busbw = algbw * 2 (16-1)/16: the 16 ranks are read from the ratio.
+  const auto table = [](const std::string& algbw, const std::string& busbw) {
+    return "# Collective test starting: all_reduce_perf\n  1073741824     268435456     float     sum      -1   2500.0  " +
+           algbw + "  " + busbw + "      0   2500.0  " + algbw + "  " + busbw + "      0\n";
+  };
+  const fs::path fast = dir_ / "all_reduce_805.txt";
+  std::ofstream(fast) << table("429.50", "805.31");
+  Result r = collbench("analyze --nodes 2 --instance-type p5.48xlarge " + fast.string());
+  EXPECT_NE(r.out.find("[WARN] IMPLAUSIBLE_VALUES (P1)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("above the 750 GB/s that 2 nodes of p5.48xlarge"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("[PASS]"), std::string::npos) << r.out;  // no BUSBW_OK, no HEALTHY
+  const fs::path plausible = dir_ / "all_reduce_480.txt";
+  std::ofstream(plausible) << table("256.06", "480.11");
+  r = collbench("analyze --nodes 2 --instance-type p5.48xlarge " + plausible.string());
+  EXPECT_EQ(r.out.find("IMPLAUSIBLE_VALUES"), std::string::npos) << r.out;
+}
+
 TEST_F(AnalyzeInputs, OneRankIsNeverHealthy) {
   const fs::path out = dir_ / "one.json";
   Result r = collbench("run --backend mpi --ops all_reduce -b 1K -e 64K -f 8 -n 5 --no-progress --json " + out.string(), 1);

@@ -208,3 +208,35 @@ TEST(Compare, ADropMeasuredOnABusyHostIsInconclusive) {
 }
 
 }  // namespace collbench::report
+
+namespace collbench::report {
+namespace {
+
+json on_backend(json run, const std::string& backend) {
+  run["world"]["backend"] = backend;
+  return run;
+}
+
+TEST(CompareTolerance, TheHostPathGetsTheToleranceItsRerunsNeed) {
+  // 20% slower at 1 MiB, both placements: past the 5% of a GPU run, within the 25% of host runs,
+  // whose identical reruns here drifted by up to 30% (scripts/rerun-noise.sh).
+  const json base = make_run(sweep(1.0, 0.01)), cur = make_run(sweep(1.25, 0.01));
+  const auto gpu = compare_runs(base, cur, std::nullopt);
+  EXPECT_DOUBLE_EQ(gpu.tolerance, 0.05);
+  EXPECT_EQ(count(gpu, Change::Worse), 2);
+  const auto host = compare_runs(on_backend(base, "mpi"), on_backend(cur, "mpi"), std::nullopt);
+  EXPECT_DOUBLE_EQ(host.tolerance, 0.25);
+  EXPECT_EQ(count(host, Change::Worse), 0);
+  EXPECT_TRUE(has(host, "NO_REGRESSION"));
+  EXPECT_NE(render_comparison(host).find("# tolerance 25% (the mpi backend's default"), std::string::npos);
+  // 40% slower is a regression on the host path too; and the user's tolerance wins.
+  const auto slow = compare_runs(on_backend(base, "mpi"), on_backend(make_run(sweep(1 / 0.6, 0.01)), "mpi"),
+                                 std::nullopt);
+  EXPECT_EQ(count(slow, Change::Worse), 2);
+  const auto strict = compare_runs(on_backend(base, "mpi"), on_backend(cur, "mpi"), 0.05);
+  EXPECT_EQ(strict.tolerance_basis, "--tolerance");
+  EXPECT_EQ(count(strict, Change::Worse), 2);
+}
+
+}  // namespace
+}  // namespace collbench::report
