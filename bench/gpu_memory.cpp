@@ -11,7 +11,7 @@ std::optional<std::string> gpu_buffers_do_not_fit(std::uint64_t need, std::uint6
   const std::uint64_t room = available > kNcclHeadroomBytes ? available - kNcclHeadroomBytes : 0;
   return fmt::format("the buffers need {} and NCCL needs {} kept free, but {} is free; lower -e so the buffers "
                      "take at most {}",
-                     format_bytes(need), format_bytes(kNcclHeadroomBytes), format_bytes(available), format_bytes(room));
+                     size_text(need), size_text(kNcclHeadroomBytes), size_text(available), size_text(room));
 }
 
 }  // namespace collbench

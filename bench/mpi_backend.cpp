@@ -1,4 +1,5 @@
 #include "bench/mpi_backend.h"
+#include "bench/versions.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -81,14 +82,7 @@ MpiBackend::~MpiBackend() {
 
 std::vector<DeviceDesc> MpiBackend::devices() const { return {DeviceDesc{-1, "cpu", "host memory"}}; }
 
-std::map<std::string, std::string> MpiBackend::versions() const {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(text, &len);
-  std::string v(text, static_cast<std::size_t>(len));
-  if (auto nl = v.find_first_of(",\n"); nl != std::string::npos) v.resize(nl);
-  return {{"mpi", v}};
-}
+std::map<std::string, std::string> MpiBackend::versions() const { return {{"mpi", mpi_library_version()}}; }
 
 std::optional<std::string> MpiBackend::unsupported(const CallShape& call) const {
   const auto& info = collective_info(call.coll);
@@ -118,12 +112,12 @@ void MpiBackend::reserve(std::uint64_t send_bytes, std::uint64_t recv_bytes) {
   if (avail > 0 && need > avail * 9 / 10)
     throw UsageError(fmt::format(
         "-e too large: {} ranks on this node need {} of host buffers but {} is available; lower -e",
-        local, format_bytes(need), format_bytes(avail)));
+        local, size_text(need), size_text(avail)));
 
   const auto alloc = [](std::uint64_t bytes) {
     const std::size_t rounded = (static_cast<std::size_t>(bytes) + 4095) / 4096 * 4096;
     void* p = std::aligned_alloc(4096, rounded == 0 ? 4096 : rounded);
-    if (p == nullptr) throw RunError(fmt::format("could not allocate {} of host memory", format_bytes(bytes)));
+    if (p == nullptr) throw RunError(fmt::format("could not allocate {} of host memory", size_text(bytes)));
     std::memset(p, 0, rounded == 0 ? 4096 : rounded);  // touch the pages before anything is timed
     return Buffer(static_cast<std::byte*>(p));
   };

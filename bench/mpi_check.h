@@ -1,16 +1,18 @@
 // The MPI error check: names the call, the rank and the host.
 #pragma once
 
+#include "bench/call_site.h"
+
 #include <mpi.h>
 
 #include <string>
 
 namespace collbench {
 
-[[noreturn]] void mpi_fail(const char* call, int code);
+[[noreturn]] void mpi_fail(const char* call, int code, const std::source_location& at = std::source_location::current());
 
-inline void mpi_check(int code, const char* call) {
-  if (code != MPI_SUCCESS) mpi_fail(call, code);
+inline void mpi_check(int code, const char* call, const std::source_location& at = std::source_location::current()) {
+  if (code != MPI_SUCCESS) mpi_fail(call, code, at);
 }
 
 std::string this_host();

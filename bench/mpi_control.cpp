@@ -16,13 +16,13 @@ std::string this_host() {
   return name;
 }
 
-void mpi_fail(const char* call, int code) {
+void mpi_fail(const char* call, int code, const std::source_location& at) {
   char text[MPI_MAX_ERROR_STRING] = {};
   int len = 0;
   MPI_Error_string(code, text, &len);
   int rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  throw RunError(fmt::format("{} failed on rank {} (host {}): {}", call, rank, this_host(), text));
+  throw RunError(fmt::format("{} failed on rank {} (host {}): {}{}", call, rank, this_host(), text, call_site(at)));
 }
 
 MPI_Comm dup_world(int* rank, int* size) {

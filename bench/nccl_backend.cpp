@@ -1,4 +1,5 @@
 #include "bench/nccl_backend.h"
+#include "bench/versions.h"
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -54,14 +55,6 @@ ncclRedOp_t nccl_op(RedOp op) {
 }
 
 
-// NCCL's version code: 2.28.9 is 22809, before 2.9 it was 1000 * major + 100 * minor + patch.
-std::string nccl_version_text(int code) {
-  if (code >= 10000) return fmt::format("{}.{}.{}", code / 10000, code % 10000 / 100, code % 100);
-  return fmt::format("{}.{}.{}", code / 1000, code % 1000 / 100, code % 100);
-}
-
-std::string cuda_version_text(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
-
 int loaded_nccl_version() {
   int code = 0;
   return ncclGetVersion(&code) == ncclSuccess ? code : 0;
@@ -85,20 +78,7 @@ std::vector<DeviceDesc> NcclBackend::devices() const {
   return out;
 }
 
-std::map<std::string, std::string> NcclBackend::versions() const {
-  std::map<std::string, std::string> v;
-  if (const int code = loaded_nccl_version()) v["nccl"] = nccl_version_text(code);
-  int driver = 0, runtime = 0;
-  if (cudaDriverGetVersion(&driver) == cudaSuccess) v["cuda_driver"] = cuda_version_text(driver);
-  if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) v["cuda_runtime"] = cuda_version_text(runtime);
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  MPI_Get_library_version(text, &len);
-  std::string mpi(text, static_cast<std::size_t>(len));
-  if (auto nl = mpi.find_first_of(",\n"); nl != std::string::npos) mpi.resize(nl);
-  v["mpi"] = mpi;
-  return v;
-}
+std::map<std::string, std::string> NcclBackend::versions() const { return library_versions(); }
 
 std::optional<std::string> NcclBackend::unsupported(const CallShape& call) const {
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 10, 0)

@@ -54,6 +54,9 @@ struct RunOptions {
   int gpus = 1;  // -g: GPUs driven by each process (nccl)
   Scope scope = Scope::World;
   double timeout_s = 300.0;
+  // Each op's sizes stop when this much wall time has gone to the op (rank 0's clock); the sizes
+  // left are reported as not measured. 0: no limit. Set by preflight from its budget.
+  double op_budget_s = 0;
   std::string json_path;
   bool progress = true;  // on stderr, and only when it is a terminal
   FaultInjection inject;

@@ -11,7 +11,7 @@ namespace collbench {
 Plan make_plan(const RunOptions& opts, int world_ranks) {
   if (opts.min_bytes > opts.max_bytes)
     throw UsageError(fmt::format("-b {} is larger than -e {}; the smallest size must not exceed the largest",
-                                 format_bytes(opts.min_bytes), format_bytes(opts.max_bytes)));
+                                 size_text(opts.min_bytes), size_text(opts.max_bytes)));
   if (opts.step_bytes == 0 && !(opts.factor > 1.0) && opts.min_bytes != opts.max_bytes)
     throw UsageError(fmt::format("-f {} must be greater than 1 (or use -i STEP for a linear sweep)", opts.factor));
   if (opts.root < 0 || opts.root >= world_ranks)

@@ -46,16 +46,4 @@ std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t ma
   return out;
 }
 
-std::string format_bytes(std::uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  std::uint64_t v = bytes;
-  while (unit < 4 && v >= 1024 && v % 1024 == 0) {
-    v /= 1024;
-    ++unit;
-  }
-  if (unit == 0 && bytes >= 1024 * 1024) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
-  return fmt::format("{} {}", v, kUnits[unit]);
-}
-
 }  // namespace collbench

@@ -1,6 +1,8 @@
 // Message sizes: parsing "-b 1M" style arguments and expanding -b/-e/-f/-i into the sweep.
 #pragma once
 
+#include "common/units.h"
+
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -15,7 +17,5 @@ std::uint64_t parse_size(std::string_view text, std::string_view what);
 std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes, double factor,
                                        std::uint64_t step_bytes);
 
-// "1 KiB", "8 GiB", "100 B" for messages.
-std::string format_bytes(std::uint64_t bytes);
 
 }  // namespace collbench

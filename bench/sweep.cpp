@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <csignal>
 #include <numeric>
+#include <optional>
 #include <thread>
 
 #include "bench/dtype.h"
@@ -66,11 +67,24 @@ std::string describe_case(const CaseRow& row, Placement p) {
                      p == Placement::InPlace ? "in-place" : "out-of-place", row.bytes);
 }
 
-void run_sweep(const Plan& plan, const RunOptions& opts, Backend& backend, Control& control, Watchdog& watchdog,
-               const CaseSink& sink) {
+std::vector<SkippedSizes> run_sweep(const Plan& plan, const RunOptions& opts, Backend& backend, Control& control,
+                                    Watchdog& watchdog, const CaseSink& sink) {
   backend.reserve(plan.max_send_bytes, plan.max_recv_bytes);
+  std::vector<SkippedSizes> skipped;
+  using Clock = std::chrono::steady_clock;
+  std::optional<Coll> op;
+  Clock::time_point op_start;
   std::size_t index = 0;
   for (const CaseRow& row : plan.rows) {
+    if (row.coll != op) op = row.coll, op_start = Clock::now();
+    // Rank 0's clock decides, so every rank skips the same cases.
+    if (opts.op_budget_s > 0 &&
+        control.broadcast_flag(std::chrono::duration<double>(Clock::now() - op_start).count() > opts.op_budget_s)) {
+      if (skipped.empty() || skipped.back().coll != row.coll) skipped.push_back({row.coll, row.bytes, 0});
+      skipped.back().cases += static_cast<int>(plan.placements.size());
+      index += plan.placements.size();
+      continue;
+    }
     for (Placement placement : plan.placements) {
       const CallShape call = row.call(placement);
       const std::string what = describe_case(row, placement);
@@ -125,6 +139,7 @@ void run_sweep(const Plan& plan, const RunOptions& opts, Backend& backend, Contr
       ++index;
     }
   }
+  return skipped;
 }
 
 }  // namespace collbench

@@ -28,12 +28,20 @@ struct CaseMeasurement {
   double cpu_wait_share = -1;
 };
 
+// The sizes of one op that RunOptions::op_budget_s left out.
+struct SkippedSizes {
+  Coll coll = Coll::AllReduce;
+  std::uint64_t first_bytes = 0;
+  int cases = 0;
+};
+
 // Called on rank 0 as each case finishes.
 using CaseSink = std::function<void(const CaseMeasurement&)>;
 
 std::string describe_case(const CaseRow& row, Placement p);
 
-void run_sweep(const Plan& plan, const RunOptions& opts, Backend& backend, Control& control, Watchdog& watchdog,
-               const CaseSink& sink);
+// Returns what op_budget_s left out (agreed on every rank).
+std::vector<SkippedSizes> run_sweep(const Plan& plan, const RunOptions& opts, Backend& backend, Control& control,
+                                    Watchdog& watchdog, const CaseSink& sink);
 
 }  // namespace collbench

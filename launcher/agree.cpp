@@ -8,8 +8,10 @@
 
 namespace collbench {
 
-std::string now_utc() {
-  const std::time_t t = std::time(nullptr);
+std::string now_utc() { return utc_after(0); }
+
+std::string utc_after(double seconds) {
+  const std::time_t t = std::time(nullptr) + static_cast<std::time_t>(seconds);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
@@ -17,14 +19,16 @@ std::string now_utc() {
 
 void print_error(const std::string& msg, int rank) {
   if (rank == 0) std::fprintf(stderr, "collbench: error: %s\n", msg.c_str());
-  else std::fprintf(stderr, "collbench: error on rank %d (host %s): %s\n", rank, this_host().c_str(), msg.c_str());
+  else print_rank_error(msg, rank);
+}
+
+void print_rank_error(const std::string& msg, int rank) {
+  std::fprintf(stderr, "collbench: error on rank %d (host %s): %s\n", rank, this_host().c_str(), msg.c_str());
+  std::fflush(stderr);
 }
 
 FailureReport report_at_once(int rank) {
-  return [rank](const std::exception& e) {
-    std::fprintf(stderr, "collbench: error on rank %d (host %s): %s\n", rank, this_host().c_str(), e.what());
-    std::fflush(stderr);
-  };
+  return [rank](const std::exception& e) { print_rank_error(e.what(), rank); };
 }
 
 int agree(Control& control, const std::function<void()>& step) {

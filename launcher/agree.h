@@ -9,11 +9,14 @@
 
 namespace collbench {
 
-// ISO 8601 UTC, to the second.
+// ISO 8601 UTC, to the second: now, and `seconds` from now.
 std::string now_utc();
+std::string utc_after(double seconds);
 
 // "collbench: error: ..." on rank 0; other ranks add their rank and host.
 void print_error(const std::string& msg, int rank);
+// "collbench: error on rank R (host H): ...", on any rank: for what only that process knows.
+void print_rank_error(const std::string& msg, int rank);
 
 // How a process that fails a set-up step says so at once: "collbench: error on rank R (host H): ...".
 FailureReport report_at_once(int rank);

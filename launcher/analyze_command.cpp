@@ -6,6 +6,8 @@
 #include "bench/errors.h"
 #include "launcher/commands.h"
 #include "launcher/result_input.h"
+#include "bench/solo_control.h"
+#include "launcher/finish.h"
 #include "launcher/verdicts.h"
 #include "reports/analyze_input.h"
 #include "reports/curve_verdicts.h"
@@ -114,13 +116,14 @@ int analyze_command(const Command& cmd) {
     all.insert(all.end(), v.findings.begin(), v.findings.end());
     last = std::move(v.document);
   }
-  std::fputs(report::render_summary(all, color).c_str(), stdout);
-  const int code = report::exit_code_for(all, cmd.verdict.fail_on_warn);
-  if (!cmd.analyze.json.empty()) {
-    report::add_verdict(last, all, code);
-    report::write_file_atomically(cmd.analyze.json, last.dump(2) + "\n");
-  }
-  return code;
+  Ending ending{all, false, nullptr, std::nullopt};
+  if (!cmd.analyze.json.empty())
+    ending.save = [&](const std::vector<Finding>& findings, int code) {
+      report::add_verdict(last, findings, code);
+      report::write_file_atomically(cmd.analyze.json, last.dump(2) + "\n");
+    };
+  SoloControl control;
+  return finish(control, cmd.verdict, color, ending);
 }
 
 }  // namespace collbench

@@ -9,6 +9,7 @@
 #include "bench/errors.h"
 #include "bench/sizes.h"
 #include "launcher/cli_fabric.h"
+#include "launcher/cli_preflight.h"
 #include "launcher/cli_run.h"
 #include "launcher/verdicts.h"
 
@@ -125,6 +126,10 @@ Command parse_command_line(const std::vector<std::string>& args) {
   CLI::App* fabric = add_fabric_subcommand(app, cmd.fabric, fabric_raw);
   add_verdict_options(*fabric, cmd.verdict, raw);
 
+  std::map<std::string, std::string> preflight_raw;
+  CLI::App* preflight = add_preflight_subcommand(app, cmd, preflight_raw);
+  add_verdict_options(*preflight, cmd.verdict, raw);
+
   CLI::App* analyze = app.add_subcommand(
       "analyze", "Judge results collbench did not produce: nccl-tests text or JSON (-J) output, collbench JSON, "
                  "NCCL_DEBUG=INFO logs");
@@ -160,7 +165,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
-    for (CLI::App* sub : {run, hunt, fabric, analyze, compare, derive, thresholds})
+    for (CLI::App* sub : {run, hunt, fabric, preflight, analyze, compare, derive, thresholds})
       if (sub->parsed()) active = sub;
     cmd.kind = Command::Kind::Help;
     cmd.text = active->help();
@@ -171,13 +176,14 @@ Command parse_command_line(const std::vector<std::string>& args) {
     return cmd;
   } catch (const CLI::ParseError& e) {
     std::string where = "collbench --help";
-    for (const auto* sub : {run, hunt, fabric, analyze, compare, thresholds})
+    for (const auto* sub : {run, hunt, fabric, preflight, analyze, compare, thresholds})
       if (sub->parsed()) where = "collbench " + sub->get_name() + " --help";
     throw UsageError(fmt::format("{}; see '{}'", e.what(), where));
   }
   finish_verdict_options(cmd.verdict, raw);
   // Not for `thresholds derive`, whose --instance-type names the profile it writes.
-  if (run->parsed() || fabric->parsed() || analyze->parsed() || compare->parsed()) check_verdict_inputs(cmd.verdict);
+  if (run->parsed() || fabric->parsed() || preflight->parsed() || analyze->parsed() || compare->parsed())
+    check_verdict_inputs(cmd.verdict);
   if (run->parsed()) {
     if (!cmd.baseline.empty()) load_results_document(cmd.baseline);  // unusable: exit 2 before anything runs
     finish_run_options(cmd.run, raw);
@@ -197,6 +203,9 @@ Command parse_command_line(const std::vector<std::string>& args) {
   } else if (fabric->parsed()) {
     finish_fabric_options(cmd.fabric, fabric_raw);
     cmd.kind = Command::Kind::Fabric;
+  } else if (preflight->parsed()) {
+    finish_preflight_options(cmd, preflight_raw);
+    cmd.kind = Command::Kind::Preflight;
   } else if (analyze->parsed()) {
     if (cmd.analyze.nodes < 0) throw UsageError("--nodes must be positive");
     if (!cmd.analyze.op.empty()) cmd.analyze.op = canonical_op(cmd.analyze.op, "--op");

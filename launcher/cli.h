@@ -55,6 +55,16 @@ struct FabricOptions {
   int silent_rank = -1;  // testing: this rank never answers (--inject silent:RANK)
 };
 
+// `collbench preflight`: every check in one launch, within one budget.
+struct PreflightOptions {
+  double budget_s = 600;
+  double valid_for_s = 24 * 3600;  // the verdict's valid_until is this long after the end
+  std::string json;                // the collbench.preflight/1 document
+  std::vector<std::string> skip;   // phases left out on purpose: node, world, pairs, fabric
+  std::uint64_t max_bytes = 0;     // the sweeps' largest size; 0: the largest the thresholds judge, else 256 MiB
+  std::string provider = "auto";   // the fabric phase's libfabric provider
+};
+
 struct DeriveOptions {
   std::string run;
   double margin = 0.10;
@@ -62,13 +72,14 @@ struct DeriveOptions {
 };
 
 struct Command {
-  enum class Kind { Run, Hunt, Fabric, Analyze, Compare, DeriveThresholds, Help, Version } kind = Kind::Help;
+  enum class Kind { Run, Hunt, Fabric, Preflight, Analyze, Compare, DeriveThresholds, Help, Version } kind = Kind::Help;
   RunOptions run;
   std::string baseline;  // run --baseline
   std::optional<double> tolerance;  // nullopt: report::default_tolerance
   VerdictOptions verdict;
   HuntOptions hunt;
   FabricOptions fabric;
+  PreflightOptions preflight;
   AnalyzeOptions analyze;
   CompareOptions compare;
   DeriveOptions derive;

@@ -3,6 +3,8 @@
 #include <fmt/ranges.h>
 
 #include "bench/errors.h"
+#include "bench/solo_control.h"
+#include "launcher/finish.h"
 #include "launcher/result_input.h"
 #include "launcher/verdicts.h"
 #include "reports/compare.h"
@@ -23,9 +25,8 @@ int compare_command(const Command& cmd) {
   const bool color = use_color(cmd.verdict.color);
   std::printf("# baseline %s\n# current  %s\n", cmd.compare.baseline.c_str(), cmd.compare.current.c_str());
   std::fputs(report::render_comparison(result).c_str(), stdout);
-  std::fputs(report::render_findings(result.findings, color).c_str(), stdout);
-  std::fputs(report::render_summary(result.findings, color).c_str(), stdout);
-  return report::exit_code_for(result.findings, cmd.verdict.fail_on_warn);
+  SoloControl control;
+  return finish(control, cmd.verdict, color, {result.findings, true, nullptr, std::nullopt});
 }
 
 }  // namespace collbench

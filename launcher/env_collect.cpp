@@ -1,5 +1,7 @@
 #include "launcher/env_collect.h"
 
+#include "bench/versions.h"
+
 #include <fmt/format.h>
 #include <mpi.h>
 #include <sys/resource.h>
@@ -35,10 +37,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Set by prepare_nccl_debug_capture(): the capture directory. Its presence also tells
-// collect_local_env() that NCCL_DEBUG* are ours, not the user's.
-constexpr const char* kCaptureVar = "COLLBENCH_NCCL_DEBUG_CAPTURE";
-
 std::string trim(std::string s) {
   const auto not_space = [](unsigned char c) { return !std::isspace(c) && c != '\0'; };
   s.erase(s.begin(), std::find_if(s.begin(), s.end(), not_space));
@@ -58,7 +56,7 @@ std::optional<std::uint64_t> limit_kb(int resource) {
 }
 
 std::map<std::string, std::string> relevant_env() {
-  const bool ours = std::getenv(kCaptureVar) != nullptr;
+  const bool ours = std::getenv(kNcclCaptureVar) != nullptr;
   std::map<std::string, std::string> out;
   for (char** e = environ; e && *e; ++e) {
     const std::string entry = *e;
@@ -74,32 +72,11 @@ std::map<std::string, std::string> relevant_env() {
   return out;
 }
 
-std::string mpi_version() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int len = 0;
-  if (MPI_Get_library_version(text, &len) != MPI_SUCCESS) return "";
-  std::string v(text, static_cast<std::size_t>(std::max(0, len)));
-  v = v.substr(0, v.find('\n'));
-  return trim(v.substr(0, v.find(',')));  // "Open MPI v4.1.4, package: ..." -> "Open MPI v4.1.4"
-}
-
-void library_versions(std::map<std::string, std::string>& versions) {
-  if (const std::string mpi = mpi_version(); !mpi.empty()) versions["mpi"] = mpi;
+void add_library_versions(std::map<std::string, std::string>& versions) {
+  versions = collbench::library_versions();
 #if COLLBENCH_WITH_LIBFABRIC
   const std::uint32_t fi = fi_version();
   versions["libfabric"] = fmt::format("{}.{}", FI_MAJOR(fi), FI_MINOR(fi));
-#endif
-#if COLLBENCH_WITH_NCCL
-  int v = 0;
-  if (ncclGetVersion(&v) == ncclSuccess && v > 0) {
-    // 2.9 on: major*10000 + minor*100 + patch; before: major*1000 + minor*100 + patch.
-    const int major = v >= 10000 ? v / 10000 : v / 1000;
-    const int minor = v >= 10000 ? (v % 10000) / 100 : (v % 1000) / 100;
-    versions["nccl"] = fmt::format("{}.{}.{}", major, minor, v % 100);
-  }
-  auto cuda_text = [](int cv) { return fmt::format("{}.{}", cv / 1000, (cv % 1000) / 10); };
-  if (int d = 0; cudaDriverGetVersion(&d) == cudaSuccess && d > 0) versions["cuda_driver"] = cuda_text(d);
-  if (int r = 0; cudaRuntimeGetVersion(&r) == cudaSuccess && r > 0) versions["cuda_runtime"] = cuda_text(r);
 #endif
 }
 
@@ -202,19 +179,12 @@ std::string mount_type(const std::string& mount_point, const std::string& proc_m
   return type;
 }
 
-std::string nccl_log_path(const std::string& dir, const std::string& host, int pid) {
-  std::string h = host.substr(0, host.find('.'));
-  std::replace(h.begin(), h.end(), '%', '-');
-  std::replace(h.begin(), h.end(), '/', '-');
-  return fmt::format("{}/collbench-nccl.{}.{}.log", dir, h, pid);
-}
-
 report::RankEnv collect_local_env(int rank, const CollectOptions& options) {
   report::RankEnv e;
   e.rank = rank;
   e.host = this_host();
   e.instance_type = read_instance_type(options.dmi_product_name);
-  library_versions(e.versions);
+  add_library_versions(e.versions);
   e.env = relevant_env();
   const auto plugin = e.env.find("NCCL_NET_PLUGIN");
   e.ofi_plugin = find_ofi_plugin(plugin == e.env.end() ? "" : plugin->second, plugin_search_dirs());
@@ -243,47 +213,6 @@ std::vector<report::RankEnv> gather_env(Control& control, const report::RankEnv&
   std::vector<report::RankEnv> all;
   for (const auto& part : parts) all.push_back(report::rank_env_from_json(nlohmann::json::parse(part)));
   return all;
-}
-
-void prepare_nccl_debug_capture(const std::string& dir) {
-  if (std::getenv("NCCL_DEBUG") != nullptr) return;  // the user's own settings win
-  // NCCL writes to stdout when it cannot open the file: better no capture than a flooded terminal.
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (!fs::is_directory(dir, ec)) return;
-  setenv("NCCL_DEBUG", "INFO", 1);
-  setenv("NCCL_DEBUG_SUBSYS", "INIT,NET", 1);
-  setenv("NCCL_DEBUG_FILE", (dir + "/collbench-nccl.%h.%p.log").c_str(), 1);
-  setenv(kCaptureVar, dir.c_str(), 1);
-}
-
-std::optional<report::NcclLogFacts> read_nccl_debug_capture() {
-  const char* dir = std::getenv(kCaptureVar);
-  if (dir == nullptr) return std::nullopt;
-  try {
-    const int pid = static_cast<int>(getpid());
-    std::string path = nccl_log_path(dir, this_host(), pid);
-    std::error_code ec;
-    if (!fs::exists(path, ec)) {
-      // NCCL's idea of the host name may differ from ours; the pid alone identifies our file.
-      const std::string suffix = fmt::format(".{}.log", pid);
-      for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (name.rfind("collbench-nccl.", 0) == 0 && name.size() > suffix.size() &&
-            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-          path = it->path().string();
-      }
-    }
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    std::stringstream text;
-    text << in.rdbuf();
-    in.close();
-    fs::remove(path, ec);
-    return report::parse_nccl_log(text.str());
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
 }
 
 }  // namespace collbench

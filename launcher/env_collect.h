@@ -10,6 +10,8 @@
 #include "bench/control.h"
 #include "reports/env_facts.h"
 
+#include "launcher/nccl_capture.h"
+
 namespace collbench {
 
 struct CollectOptions {
@@ -35,16 +37,6 @@ report::RankEnv collect_local_env(int rank, const CollectOptions& options = {});
 // the others.
 std::vector<report::RankEnv> gather_env(Control& control, const report::RankEnv& mine);
 
-// Before NCCL initialises: unless the user set NCCL_DEBUG, sets NCCL_DEBUG=INFO,
-// NCCL_DEBUG_SUBSYS=INIT,NET and NCCL_DEBUG_FILE=<dir>/collbench-nccl.%h.%p.log, and remembers
-// <dir> in COLLBENCH_NCCL_DEBUG_CAPTURE for read_nccl_debug_capture(). INIT,NET keep the log to
-// start-up lines, so the benchmark itself is not slowed.
-void prepare_nccl_debug_capture(const std::string& dir);
-
-// After NCCL initialised: parses this process's log file and removes it. nullopt when no capture
-// was prepared or the file is missing; never throws.
-std::optional<report::NcclLogFacts> read_nccl_debug_capture();
-
 // ---- pieces of the above, exposed for tests ----
 
 // The EC2 instance type in a DMI product_name file, or "" (file absent, or "Standard PC ...").
@@ -58,8 +50,5 @@ std::string find_ofi_plugin(const std::string& nccl_net_plugin, const std::vecto
 std::vector<std::string> plugin_search_dirs();
 // Filesystem type mounted at `mount_point` according to a /proc/mounts file, or "".
 std::string mount_type(const std::string& mount_point, const std::string& proc_mounts);
-// The file NCCL writes for NCCL_DEBUG_FILE=<dir>/collbench-nccl.%h.%p.log: %h is the host name up to
-// its first dot, with '%' and '/' replaced by '-'.
-std::string nccl_log_path(const std::string& dir, const std::string& host, int pid);
 
 }  // namespace collbench

@@ -54,9 +54,7 @@ json lane_samples_json(const ofi::Lane& lane, bool initiator, const ofi::LaneSam
           {"bandwidth_starved_at", s.bandwidth_starved_at}};
 }
 
-FabricResults::FabricResults(const FabricOptions& o, const VerdictOptions& v, std::vector<std::string> argv,
-                             std::string started_at)
-    : verdict_(v) {
+FabricResults::FabricResults(const FabricOptions& o, std::vector<std::string> argv, std::string started_at) {
   run_.tool_version = COLLBENCH_VERSION;
   run_.started_at = std::move(started_at);
   run_.argv = std::move(argv);
@@ -174,7 +172,7 @@ std::vector<report::Attribution> FabricResults::first_verdicts() const {
   return out;
 }
 
-int FabricResults::finish(bool color, const std::string& output) {
+std::vector<report::Finding> FabricResults::judge() {
   std::sort(run_.pairs.begin(), run_.pairs.end(), [](const auto& x, const auto& y) {
     return std::tie(x.round, x.a, x.b) < std::tie(y.round, y.a, y.b);
   });
@@ -189,7 +187,7 @@ int FabricResults::finish(bool color, const std::string& output) {
   std::vector<report::Finding> findings =
       report::fabric_environment_findings(run_.provider, run_.instance_type, profile_, efa);
 
-  std::optional<report::Attribution> lat, bw;
+  std::optional<report::Attribution>&lat = latency_, &bw = bandwidth_;
   std::string text = report::render_latency_table(run_) + report::render_bandwidth_table(run_);
   for (auto m : {report::FabricMeasure::Latency, report::FabricMeasure::Bandwidth}) {
     const auto samples = report::fabric_pair_samples(run_, m);
@@ -213,16 +211,14 @@ int FabricResults::finish(bool color, const std::string& output) {
                                     run_.budget_s, pairs),
                         report::ref::kPairwise});
   }
-  const int exit_code = report::exit_code_for(findings, verdict_.fail_on_warn);
   std::fputs(text.c_str(), stdout);
-  std::fputs(report::render_findings(findings, color).c_str(), stdout);
-  std::fputs(report::render_summary(findings, color).c_str(), stdout);
   std::fflush(stdout);
-  if (!output.empty())
-    report::write_file_atomically(
-        output, report::fabric_document(run_, lat ? &*lat : nullptr, bw ? &*bw : nullptr, findings, exit_code).dump(2) +
-                    "\n");
-  return exit_code;
+  return findings;
+}
+
+nlohmann::json FabricResults::document(const std::vector<report::Finding>& findings, int exit_code) const {
+  return report::fabric_document(run_, latency_ ? &*latency_ : nullptr, bandwidth_ ? &*bandwidth_ : nullptr, findings,
+                                 exit_code);
 }
 
 }  // namespace collbench

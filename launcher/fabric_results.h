@@ -23,7 +23,7 @@ nlohmann::json lane_samples_json(const ofi::Lane& lane, bool initiator, const of
 
 class FabricResults {
  public:
-  FabricResults(const FabricOptions& o, const VerdictOptions& v, std::vector<std::string> argv, std::string started_at);
+  FabricResults(const FabricOptions& o, std::vector<std::string> argv, std::string started_at);
 
   void set_layout(int ranks, const std::vector<ofi::Unit>& nodes, const std::vector<ofi::Unit>& units, bool per_rank,
                   const Schedule& schedule);
@@ -43,19 +43,20 @@ class FabricResults {
   // Latency and bandwidth verdicts of the pair rounds so far, without confirmation: whom to confirm.
   std::vector<report::Attribution> first_verdicts() const;
 
-  // Prints tables, matrices, findings and the summary; writes `output` (atomically) unless empty.
-  // Returns the exit code.
-  int finish(bool color, const std::string& output);
+  // After the last round: prints the tables and matrices and returns the findings.
+  std::vector<report::Finding> judge();
+  // The JSON document for the command's final findings and exit code (after judge()).
+  nlohmann::json document(const std::vector<report::Finding>& findings, int exit_code) const;
 
   const report::FabricRun& run() const { return run_; }
 
  private:
   report::FabricLane& lane(int round, int a, int b, int lane, int rank_a, int rank_b);
 
-  VerdictOptions verdict_;
   report::FabricRun run_;
   std::optional<report::HardwareProfile> profile_;
   std::uint64_t planned_bandwidth_bytes_ = 0;  // the largest bandwidth size asked for
+  std::optional<report::Attribution> latency_, bandwidth_;  // set by judge()
 };
 
 }  // namespace collbench

@@ -128,7 +128,7 @@ std::vector<report::Finding> group_comparison_findings(const GroupLayout& layout
       scores[g].samples = c.time_us.samples;
       scores[g].noise_gbs = scores[g].busbw_gbs * c.time_us.stdev / c.time_us.median;
     }
-    const auto what = fmt::format("{} busbw at {}", op, report::size_text(bytes));
+    const auto what = fmt::format("{} busbw at {}", op, size_text(bytes));
     for (auto& f : report::group_findings(scores, report::judge_groups(scores),
                                           rail ? report::GroupKind::Rail : report::GroupKind::Node, what))
       out.push_back(std::move(f));

@@ -1,16 +1,16 @@
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "bench/errors.h"
+#include "launcher/agree.h"
 #include "launcher/cli.h"
 #include "launcher/commands.h"
-#include "launcher/fabric_command.h"
-#include "launcher/hunt_command.h"
-#include "launcher/run_command.h"
+#include "launcher/join_watch.h"
 
 namespace {
 
@@ -31,10 +31,10 @@ int run_offline(const collbench::Command& cmd) {
       default: return collbench::kExitUsage;
     }
   } catch (const collbench::UsageError& e) {
-    std::fprintf(stderr, "collbench: error: %s\n", e.what());
+    collbench::print_error(e.what(), 0);
     return collbench::kExitUsage;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "collbench: error: %s\n", e.what());
+    collbench::print_error(e.what(), 0);
     return collbench::kExitCouldNotRun;
   }
 }
@@ -47,30 +47,36 @@ int main(int argc, char** argv) {
   try {
     cmd = collbench::parse_command_line(args);
   } catch (const collbench::UsageError& e) {
-    if (launched_as_rank_zero()) std::fprintf(stderr, "collbench: error: %s\n", e.what());
+    if (launched_as_rank_zero()) collbench::print_error(e.what(), 0);
     return collbench::kExitUsage;
   }
   if (cmd.kind == collbench::Command::Kind::Help || cmd.kind == collbench::Command::Kind::Version) {
     if (launched_as_rank_zero()) std::fputs(cmd.text.c_str(), stdout);
     return collbench::kExitOk;
   }
-  if (cmd.kind != collbench::Command::Kind::Run && cmd.kind != collbench::Command::Kind::Hunt &&
-      cmd.kind != collbench::Command::Kind::Fabric)
+  using Kind = collbench::Command::Kind;
+  if (cmd.kind != Kind::Run && cmd.kind != Kind::Hunt && cmd.kind != Kind::Fabric && cmd.kind != Kind::Preflight)
     return run_offline(cmd);
 
   // The nccl backend measures on blocking communicators (bench/nccl_lifecycle.h), and NCCL lets this
   // variable override that; cleared before any thread (MPI's, NCCL's) can read the environment.
   unsetenv("NCCL_COMM_BLOCKING");
   int provided = 0;
-  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
-    std::fprintf(stderr, "collbench: error: MPI_Init failed; launch with mpirun/srun or check the MPI install\n");
+  // A process that never starts holds the others in MPI_Init: after the command's own timeout (at
+  // least 30 s) the ones that started say so, naming it where the launcher can tell.
+  collbench::JoinWatch watch(std::max(30.0, cmd.kind == Kind::Fabric ? cmd.fabric.timeout_s : cmd.run.timeout_s));
+  const int init = MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  watch.joined();
+  if (init != MPI_SUCCESS) {
+    collbench::print_error("MPI_Init failed; launch with mpirun/srun or check the MPI install", 0);
     return collbench::kExitCouldNotRun;
   }
   std::vector<std::string> full{"collbench"};
   full.insert(full.end(), args.begin(), args.end());
-  const int code = cmd.kind == collbench::Command::Kind::Fabric ? collbench::fabric_command(cmd, full)
-                   : cmd.kind == collbench::Command::Kind::Hunt ? collbench::hunt_command(cmd, full)
-                                                                : collbench::run_command(cmd, full);
+  const int code = cmd.kind == Kind::Fabric      ? collbench::fabric_command(cmd, full)
+                   : cmd.kind == Kind::Hunt      ? collbench::hunt_command(cmd, full)
+                   : cmd.kind == Kind::Preflight ? collbench::preflight_command(cmd, full)
+                                                 : collbench::run_command(cmd, full);
   MPI_Finalize();
   return code;
 }

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "bench/errors.h"
 #include "reports/instance_types.h"
@@ -77,9 +79,47 @@ std::vector<Finding> threshold_findings(const VerdictOptions& v, const std::stri
   return report::judge_thresholds(cases, *t, span);
 }
 
+namespace {
+
+// The command name and parent of process `pid` (/proc/PID/stat), or false.
+bool proc_stat(pid_t pid, std::string* comm, pid_t* parent) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return false;
+  const auto open = line.find('('), close = line.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close + 4 > line.size()) return false;
+  *comm = line.substr(open + 1, close - open - 1);
+  std::istringstream rest(line.substr(close + 2));
+  std::string state;
+  long ppid = 0;
+  rest >> state >> ppid;
+  *parent = static_cast<pid_t>(ppid);
+  return true;
+}
+
+}  // namespace
+
+bool launcher_terminal(int fd) {
+  // The launcher on this host, a few parents up (rank processes of mpirun; orted's remote ranks find
+  // none): what its own `fd` is open on tells whether a person watches.
+  pid_t pid = getppid();
+  for (int depth = 0; depth < 6 && pid > 1; ++depth) {
+    std::string comm;
+    pid_t parent = 0;
+    if (!proc_stat(pid, &comm, &parent)) return false;
+    if (comm == "mpirun" || comm == "mpiexec" || comm == "orterun" || comm == "prterun") {
+      std::error_code ec;
+      const auto target = std::filesystem::read_symlink(fmt::format("/proc/{}/fd/{}", pid, fd), ec).string();
+      return !ec && (target.rfind("/dev/pts/", 0) == 0 || target.rfind("/dev/tty", 0) == 0);
+    }
+    pid = parent;
+  }
+  return false;
+}
+
 bool is_terminal(int fd) {
   for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "SLURM_STEP_ID"})
-    if (std::getenv(var) != nullptr) return false;
+    if (std::getenv(var) != nullptr) return launcher_terminal(fd);
   return isatty(fd) != 0;
 }
 

@@ -34,8 +34,10 @@ std::string default_thresholds_dir();
 void check_verdict_inputs(VerdictOptions& v);
 
 // MPI launchers hand ranks a pseudo-terminal even when their output goes to a file, so a terminal
-// seen under a launcher proves nothing.
+// seen under a launcher proves nothing: there, what the launcher's own `fd` is open on decides (a
+// terminal only when mpirun on this host writes to one).
 bool is_terminal(int fd);
+bool launcher_terminal(int fd);
 bool use_color(const std::string& mode);
 
 }  // namespace collbench

@@ -51,7 +51,7 @@ Pooled pool(const std::vector<PairSample>& samples, int n, Keep keep) {
   std::vector<std::pair<std::pair<int, int>, std::size_t>> idx;
   idx.reserve(samples.size());
   for (std::size_t i = 0; i < samples.size(); ++i)
-    if (!samples[i].busbw_gbs.empty() && keep(samples[i])) idx.push_back({key(samples[i]), i});
+    if (!samples[i].rates.empty() && keep(samples[i])) idx.push_back({key(samples[i]), i});
   std::sort(idx.begin(), idx.end());
   Pooled out;
   out.adj.resize(n);
@@ -60,7 +60,7 @@ Pooled pool(const std::vector<PairSample>& samples, int n, Keep keep) {
     const auto k = idx[i].first;
     values.clear();
     for (; i < idx.size() && idx[i].first == k; ++i) {
-      const auto& v = samples[idx[i].second].busbw_gbs;
+      const auto& v = samples[idx[i].second].rates;
       values.insert(values.end(), v.begin(), v.end());
     }
     const int p = static_cast<int>(out.pairs.size());
@@ -81,7 +81,7 @@ double relative_noise(const std::vector<PairSample>& samples, const Pooled& p) {
     if (s.confirmation) continue;
     const Pair* q = p.find(s.a, s.b);
     if (!q || q->median <= 0) continue;
-    for (double x : s.busbw_gbs)
+    for (double x : s.rates)
       if (x != q->median) rel.push_back(std::abs(x - q->median) / q->median);
   }
   return rel.empty() ? 0 : 1.4826 * median(rel);
@@ -249,11 +249,11 @@ std::vector<int> fabric_wide(const std::vector<PairSample>& samples, const NodeP
   std::vector<double> meds;
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const auto& s = samples[i];
-    if (s.busbw_gbs.empty() || s.confirmation || pass.nodes[s.a].kind != NodeVerdict::Kind::Healthy ||
+    if (s.rates.empty() || s.confirmation || pass.nodes[s.a].kind != NodeVerdict::Kind::Healthy ||
         pass.nodes[s.b].kind != NodeVerdict::Kind::Healthy)
       continue;
     kept.push_back(i);
-    meds.push_back(median(s.busbw_gbs));
+    meds.push_back(median(s.rates));
   }
   const Bound rb = make_bound(meds, opt);
   std::map<int, std::pair<int, int>> per_round;  // round -> (pairs, slow pairs)

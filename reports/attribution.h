@@ -17,7 +17,8 @@ namespace collbench::report {
 struct PairSample {
   int a = 0, b = 0;
   int round = 0;
-  std::vector<double> busbw_gbs;  // higher is better: GB/s, or a rate for latencies
+  // Per iteration, higher is better: busbw GB/s (hunt), unidirectional GB/s or 1/latency (fabric).
+  std::vector<double> rates;
   bool confirmation = false;
 };
 

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "reports/attribution.h"
+#include "reports/pair_matrix.h"
 #include "reports/references.h"
 
 namespace collbench::report {
@@ -134,53 +135,14 @@ std::vector<Finding> attribution_findings(const Attribution& a, const std::vecto
 }
 
 std::string render_matrix(const Attribution& a, const std::vector<std::string>& names) {
-  const int n = static_cast<int>(a.matrix.size());
-  std::vector<std::string> labels(n);
-  std::size_t width = 4, label_width = 2;
-  // One decimal for fabric-class numbers; more for slow (host-memory, shaped) links, or they all read 0.0.
-  double largest = 0;
-  for (const auto& row : a.matrix)
-    for (double x : row)
-      if (!std::isnan(x)) largest = std::max(largest, x);
-  const int decimals = largest >= 10 ? 1 : largest >= 1 ? 2 : 3;
-  for (int v = 0; v < n; ++v) {
-    const bool marked = static_cast<std::size_t>(v) < a.nodes.size() && a.nodes[v].kind == NodeVerdict::Kind::Straggler;
-    labels[v] = fmt::format("n{}{}", v, marked ? "*" : "");
-    label_width = std::max(label_width, labels[v].size());
-    for (double x : a.matrix[v])
-      if (!std::isnan(x)) width = std::max(width, fmt::format("{:.{}f}", x, decimals).size());
-  }
-  width = std::max(width, label_width) + 1;
-
-  // Legend, wrapped so 16 nodes with long host names stay readable.
-  std::string out;
-  std::string line = "nodes:";
-  for (int v = 0; v < n; ++v) {
-    const std::string item = fmt::format(" n{}={}", v, host(names, v));
-    if (line.size() + item.size() > 100 && line.size() > 6) {
-      out += line + "\n";
-      line = "      ";
-    }
-    line += item;
-  }
-  out += line + "\n";
-  out += fmt::format("median busbw GB/s per node pair{}\n",
+  const MatrixText m = render_pair_matrix(a, a.matrix, names, {"nodes:", "      ", 10, 4, false});
+  return m.legend +
+         fmt::format("median busbw GB/s per node pair{}\n",
                      std::any_of(a.nodes.begin(), a.nodes.end(),
                                  [](const NodeVerdict& nv) { return nv.kind == NodeVerdict::Kind::Straggler; })
                          ? "; * = straggler"
-                         : "");
-  out += fmt::format("{:<{}}", "", label_width);
-  for (int v = 0; v < n; ++v) out += fmt::format("{:>{}}", labels[v], width);
-  out += "\n";
-  for (int v = 0; v < n; ++v) {
-    out += fmt::format("{:<{}}", labels[v], label_width);
-    for (int u = 0; u < n; ++u) {
-      const double x = a.matrix[v][u];
-      out += u == v || std::isnan(x) ? fmt::format("{:>{}}", "-", width) : fmt::format("{:>{}.{}f}", x, width, decimals);
-    }
-    out += "\n";
-  }
-  return out;
+                         : "") +
+         m.table;
 }
 
 }  // namespace collbench::report

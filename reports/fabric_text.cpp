@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "reports/pair_matrix.h"
 #include "reports/text_table.h"
 
 namespace collbench::report {
@@ -88,54 +89,23 @@ std::string render_bandwidth_table(const FabricRun& run) {
 }
 
 std::string render_fabric_matrix(const Attribution& a, const FabricRun& run, bool latency) {
-  const int n = static_cast<int>(a.matrix.size());
-  auto value = [&](double x) { return latency ? (x > 0 ? 1000.0 / x : NAN) : x; };
-  double largest = 0;
-  for (const auto& row : a.matrix)
-    for (double x : row)
-      if (!std::isnan(x)) largest = std::max(largest, value(x));
-  const int decimals = largest >= 100 ? 1 : largest >= 1 ? 2 : 3;
-  std::vector<std::string> labels(n);
-  std::size_t width = 5;
-  bool marked_any = false;
-  for (int v = 0; v < n; ++v) {
-    const bool marked = static_cast<std::size_t>(v) < a.nodes.size() && a.nodes[v].kind == NodeVerdict::Kind::Straggler;
-    marked_any |= marked;
-    labels[v] = fmt::format("n{}{}", v, marked ? "*" : "");
-    width = std::max(width, labels[v].size());
-    for (double x : a.matrix[v])
-      if (!std::isnan(x)) width = std::max(width, fmt::format("{:.{}f}", value(x), decimals).size());
-  }
-  ++width;
+  // Latency is judged as a rate (1/us) and printed as microseconds.
+  std::vector<std::vector<double>> values = a.matrix;
+  if (latency)
+    for (auto& row : values)
+      for (double& x : row) x = x > 0 ? 1000.0 / x : NAN;
+  std::vector<std::string> names;
+  for (const auto& u : run.units) names.push_back(u.name);
+  const bool marked_any = std::any_of(a.nodes.begin(), a.nodes.end(),
+                                      [](const NodeVerdict& nv) { return nv.kind == NodeVerdict::Kind::Straggler; });
   std::string out = latency ? fmt::format("#\n# Latency matrix: one-way us at {} per pair (median of the lower half "
                                           "of the means of 20 batches of iterations)",
                                           size_text(run.latency_bytes))
                             : fmt::format("#\n# Bandwidth matrix: median unidirectional GB/s at {} per pair",
                                           size_text(run.bandwidth_bytes));
   out += marked_any ? "; * = slow\n" : "\n";
-  std::string legend = "# units:";
-  for (int v = 0; v < n; ++v) {
-    const std::string item = fmt::format(" n{}={}", v, run.units[v].name);
-    if (legend.size() + item.size() > 100 && legend.size() > 8) {
-      out += legend + "\n";
-      legend = "#       ";
-    }
-    legend += item;
-  }
-  out += legend + "\n";
-  out += fmt::format("{:<{}}", "", width);
-  for (int v = 0; v < n; ++v) out += fmt::format("{:>{}}", labels[v], width);
-  out += "\n";
-  for (int v = 0; v < n; ++v) {
-    out += fmt::format("{:<{}}", labels[v], width);
-    for (int u = 0; u < n; ++u) {
-      const double x = a.matrix[v][u];
-      out += u == v || std::isnan(x) ? fmt::format("{:>{}}", "-", width)
-                                     : fmt::format("{:>{}.{}f}", value(x), width, decimals);
-    }
-    out += "\n";
-  }
-  return out;
+  const MatrixText m = render_pair_matrix(a, values, names, {"# units:", "#       ", 100, 5, true});
+  return out + m.legend + m.table;
 }
 
 }  // namespace collbench::report

@@ -105,12 +105,12 @@ std::vector<PairSample> fabric_pair_samples(const FabricRun& run, FabricMeasure 
       PairSample s{pair.a, pair.b, pair.round, {}, run.main_rounds >= 0 && pair.round >= run.main_rounds};
       if (m == FabricMeasure::Latency) {
         for (const auto& p : lane.latency)
-          if (p.bytes == run.latency_bytes) s.busbw_gbs = latency_rates(lower_batch_means(p.samples_us, kLatencyBatches));
+          if (p.bytes == run.latency_bytes) s.rates = latency_rates(lower_batch_means(p.samples_us, kLatencyBatches));
       } else {
         for (const auto& p : lane.bandwidth)
-          if (p.bytes == run.bandwidth_bytes) s.busbw_gbs = p.uni_gbs;
+          if (p.bytes == run.bandwidth_bytes) s.rates = p.uni_gbs;
       }
-      if (!s.busbw_gbs.empty()) out.push_back(std::move(s));
+      if (!s.rates.empty()) out.push_back(std::move(s));
     }
   return out;
 }

@@ -38,9 +38,9 @@ json to_json(const HuntRound& round, const std::vector<PairSample>& samples, con
     if (s.round != round.index) continue;
     pairs.push_back({{"nodes", {s.a, s.b}},
                      {"hosts", {names.at(s.a), names.at(s.b)}},
-                     {"busbw_gbs", s.busbw_gbs.empty() ? json(nullptr) : json(median(s.busbw_gbs))},
-                     {"iterations", s.busbw_gbs.size()},
-                     {"samples_gbs", s.busbw_gbs}});
+                     {"busbw_gbs", s.rates.empty() ? json(nullptr) : json(median(s.rates))},
+                     {"iterations", s.rates.size()},
+                     {"samples_gbs", s.rates}});
   }
   return {{"phase", round.phase}, {"index", round.index}, {"wall_s", round.wall_s}, {"pairs", std::move(pairs)}};
 }

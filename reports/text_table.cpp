@@ -26,16 +26,6 @@ std::string format_time_us(double us) {
   return fmt::format("{:7.2f}", us);
 }
 
-std::string size_text(std::uint64_t b) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (u < 4 && b >= 1024 && b % 1024 == 0) {
-    b /= 1024;
-    ++u;
-  }
-  return fmt::format("{} {}", b, kUnits[u]);
-}
-
 std::string format_ranks(std::span<const int> ranks) {
   std::string out;
   for (std::size_t i = 0; i < ranks.size();) {

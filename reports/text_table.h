@@ -3,6 +3,8 @@
 // table per collective, each with its own header and footers.
 #pragma once
 
+#include "common/units.h"
+
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,8 +23,6 @@ std::string render_table_footer(std::span<const CaseResult> cases);
 
 // nccl-tests' time column: 2 decimals under 100 us, 1 under 10 ms, none above.
 std::string format_time_us(double us);
-// "8 GiB", "1 MiB", "100 B": exact binary units where the size allows, for messages.
-std::string size_text(std::uint64_t bytes);
 // "0-3,8,10-11"
 std::string format_ranks(std::span<const int> ranks);
 

@@ -1,5 +1,7 @@
 #include "reports/thresholds.h"
 
+#include "common/names.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -71,15 +73,13 @@ class Reader {
   const json& obj_;
 };
 
-const std::set<std::string> kOps{"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "sendrecv"};
-
 ThresholdRow read_row(const std::string& file, std::size_t i, const json& j) {
   const Reader r(file, fmt::format("thresholds[{}]", i), j,
                  {"op", "scope", "min_nodes", "max_nodes", "bytes", "fail_below", "warn_below", "basis", "source",
                   "note"});
   ThresholdRow row;
   row.op = r.str("op");
-  if (!kOps.count(row.op)) r.fail(r.path("op"), "'" + row.op + "' is not a collective", "use all_reduce, all_to_all, ...");
+  if (!is_op_name(row.op)) r.fail(r.path("op"), "'" + row.op + "' is not a collective", "use all_reduce, all_to_all, ...");
   row.scope = r.str("scope");
   if (row.scope != "node" && row.scope != "world") r.fail(r.path("scope"), "'" + row.scope + "' is unknown", "use node or world");
   row.min_nodes = static_cast<int>(r.integer("min_nodes", 1, false));

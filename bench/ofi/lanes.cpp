@@ -31,4 +31,22 @@ std::optional<Lane> lane_of(int rank, const Schedule& s, int round, const std::v
   return std::nullopt;
 }
 
+std::vector<Unit> nodes_of(const std::vector<std::string>& host_by_rank) {
+  std::vector<Unit> nodes;
+  for (int r = 0; r < static_cast<int>(host_by_rank.size()); ++r) {
+    const std::string& h = host_by_rank[static_cast<std::size_t>(r)];
+    auto it = std::find_if(nodes.begin(), nodes.end(), [&](const Unit& u) { return u.name == h; });
+    if (it == nodes.end()) it = nodes.insert(nodes.end(), Unit{h, {}});
+    it->ranks.push_back(r);
+  }
+  return nodes;
+}
+
+int local_index(const std::vector<Unit>& nodes, int rank) {
+  for (const auto& n : nodes)
+    for (std::size_t i = 0; i < n.ranks.size(); ++i)
+      if (n.ranks[i] == rank) return static_cast<int>(i);
+  return 0;
+}
+
 }  // namespace collbench::ofi

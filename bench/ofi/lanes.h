@@ -20,6 +20,11 @@ struct Unit {
 // "host/rN"), so a single machine still yields pairs: loopback checks of the provider path.
 std::vector<Unit> fabric_units(const std::vector<Unit>& nodes);
 
+// Ranks grouped by host name (`host_by_rank`), nodes in order of their lowest rank.
+std::vector<Unit> nodes_of(const std::vector<std::string>& host_by_rank);
+// `rank`'s index among its node's ranks.
+int local_index(const std::vector<Unit>& nodes, int rank);
+
 // Local rank i of unit a with local rank i of unit b, for every i both units have: all lanes of a
 // pair run at once, one endpoint each, like NCCL's rails. rank_a is the initiator.
 struct Lane {

@@ -1,6 +1,8 @@
 // The libfabric error check: names the call, fi_strerror's text, the rank and the host.
 #pragma once
 
+#include "bench/call_site.h"
+
 #include <string>
 
 #include "bench/errors.h"
@@ -13,10 +15,12 @@ struct Who {
   std::string host;
 };
 
-[[noreturn]] void ofi_fail(const char* call, long ret, const Who& who);
+[[noreturn]] void ofi_fail(const char* call, long ret, const Who& who,
+                           const std::source_location& at = std::source_location::current());
 
-inline void ofi_check(long ret, const char* call, const Who& who) {
-  if (ret < 0) ofi_fail(call, ret, who);
+inline void ofi_check(long ret, const char* call, const Who& who,
+                      const std::source_location& at = std::source_location::current()) {
+  if (ret < 0) ofi_fail(call, ret, who, at);
 }
 
 // A peer that stopped answering: no completion within the timeout.

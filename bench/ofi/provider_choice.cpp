@@ -74,7 +74,7 @@ void check_message_size(std::uint64_t max_bytes, std::uint64_t max_msg_size, con
   if (max_bytes > max_msg_size)
     throw UsageError(fmt::format("-e {}: larger than the largest message provider {} accepts ({} bytes); use -e {} "
                                  "or less",
-                                 format_bytes(max_bytes), provider, max_msg_size, max_msg_size));
+                                 size_text(max_bytes), provider, max_msg_size, max_msg_size));
 }
 
 }  // namespace collbench::ofi

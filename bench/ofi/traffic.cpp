@@ -71,7 +71,7 @@ class Pace {
 
 Timed pingpong(RdmEndpoint& ep, int peer, bool initiator, std::size_t bytes, std::uint64_t tag,
                const TrafficOptions& o) {
-  const Guard g{o, peer, fmt::format("latency ping-pong at {}", format_bytes(bytes))};
+  const Guard g{o, peer, fmt::format("latency ping-pong at {}", size_text(bytes))};
   Pace pace(o, bytes);
   const int total = o.warmup + o.iters;
   const std::uint64_t in_tag = tag_of(tag, initiator ? kPong : kPing), out_tag = tag_of(tag, initiator ? kPing : kPong);
@@ -106,7 +106,7 @@ Timed pingpong(RdmEndpoint& ep, int peer, bool initiator, std::size_t bytes, std
 Timed stream(RdmEndpoint& ep, int peer, StreamRole role, std::size_t bytes, std::uint64_t tag,
              const TrafficOptions& o) {
   const char* dir = role == StreamRole::Both ? "bidirectional" : role == StreamRole::Send ? "send" : "receive";
-  const Guard g{o, peer, fmt::format("{} stream at {} (window {})", dir, format_bytes(bytes), o.window)};
+  const Guard g{o, peer, fmt::format("{} stream at {} (window {})", dir, size_text(bytes), o.window)};
   Pace pace(o, bytes);
   const int total = o.warmup + o.iters;
   const auto w = static_cast<std::uint64_t>(o.window);

@@ -13,8 +13,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 say() { echo "fabric: $*"; }
-# shellcheck source=tests/fakecluster/preflight.sh
-source tests/fakecluster/preflight.sh
+# shellcheck source=tests/fakecluster/require.sh
+source tests/fakecluster/require.sh
 "$BIN" fabric --help >/dev/null 2>&1 || { say "FAIL: '$BIN' has no fabric subcommand"; exit 1; }
 
 out=$(mktemp /tmp/cb-fabric.XXXXXX)

@@ -19,8 +19,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 say() { echo "hunt: $*"; }
-# shellcheck source=tests/fakecluster/preflight.sh
-source tests/fakecluster/preflight.sh
+# shellcheck source=tests/fakecluster/require.sh
+source tests/fakecluster/require.sh
 
 out=$(mktemp /tmp/cb-hunt.XXXXXX)
 json=$(mktemp /tmp/cb-hunt-json.XXXXXX)

@@ -23,7 +23,7 @@ inline std::vector<PairSample> measure(const Schedule& s, int samples, const Mod
   for (int r = 0; r < static_cast<int>(s.size()); ++r)
     for (const auto& [a, b] : s[r].pairs) {
       PairSample p{a, b, r, {}};
-      for (int i = 0; i < samples; ++i) p.busbw_gbs.push_back(bw(a, b, r));
+      for (int i = 0; i < samples; ++i) p.rates.push_back(bw(a, b, r));
       out.push_back(std::move(p));
     }
   return out;

@@ -134,7 +134,7 @@ TEST(Attribution, ALinkGapWithinItsIterationsNoiseIsNotALink) {
   for (int r = 0; r < static_cast<int>(s.size()); ++r)
     for (const auto& [a, b] : s[r].pairs) {
       PairSample p{a, b, r, {}};
-      for (int i = 0; i < 10; ++i) p.busbw_gbs.push_back(med.at({a, b}) * (1 + 0.25 * (i - 4.5) / 4.5));
+      for (int i = 0; i < 10; ++i) p.rates.push_back(med.at({a, b}) * (1 + 0.25 * (i - 4.5) / 4.5));
       samples.push_back(std::move(p));
     }
   const Attribution at = attribute(samples, 4);
@@ -142,7 +142,7 @@ TEST(Attribution, ALinkGapWithinItsIterationsNoiseIsNotALink) {
   EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{});
   const auto f = codes(attribution_findings(at, hosts(4), "pair busbw"));
   EXPECT_EQ(std::count(f.begin(), f.end(), "SLOW_LINK"), 0);
-  for (auto& p : samples) p.busbw_gbs.assign(10, med.at({p.a, p.b}));
+  for (auto& p : samples) p.rates.assign(10, med.at({p.a, p.b}));
   EXPECT_EQ(attribute(samples, 4).slow_links.size(), 1u);
 }
 
@@ -212,7 +212,7 @@ TEST(Attribution, ASlowPairBesideANormalOneIsALinkNotTheNode) {
   const std::vector<std::pair<int, int>> pairs{{0, 1}, {0, 2}, {1, 3}, {1, 4}, {2, 3}, {2, 4}, {3, 4}, {1, 2}};
   for (const auto& [a, b] : pairs) s.push_back({a, b, 0, {a == 0 && b == 1 ? 20.0 : 100.0, 100, 100}});
   for (auto& p : s)
-    if (p.a == 0 && p.b == 1) p.busbw_gbs = {20, 21, 19};
+    if (p.a == 0 && p.b == 1) p.rates = {20, 21, 19};
   const auto at = attribute(s, 5);
   EXPECT_EQ(of_kind(at, Kind::Straggler), std::vector<int>{});
   EXPECT_EQ(of_kind(at, Kind::Inconclusive), std::vector<int>{});

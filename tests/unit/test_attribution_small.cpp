@@ -44,7 +44,7 @@ std::vector<PairSample> with_confirmation(std::vector<PairSample> s, int n, cons
   int round = 100;
   auto add = [&](int a, int b) {
     PairSample p{std::min(a, b), std::max(a, b), round++, {}, true};
-    for (int i = 0; i < iters; ++i) p.busbw_gbs.push_back(m(p.a, p.b, p.round));
+    for (int i = 0; i < iters; ++i) p.rates.push_back(m(p.a, p.b, p.round));
     s.push_back(std::move(p));
   };
   for (const auto& nv : first.nodes)
@@ -156,7 +156,7 @@ TEST(AttributionSmall, ASecondNodeAgainstOnePairIsOnlyInDoubt) {
   std::vector<PairSample> s;
   auto add = [&](int a, int b, int round, double level, bool confirm = false) {
     PairSample p{a, b, round, {}, confirm};
-    for (int i = 0; i < 50; ++i) p.busbw_gbs.push_back(level * (1 + 0.1 * ((i % 5) - 2) / 2));
+    for (int i = 0; i < 50; ++i) p.rates.push_back(level * (1 + 0.1 * ((i % 5) - 2) / 2));
     s.push_back(std::move(p));
   };
   add(0, 3, 0, 0.562);

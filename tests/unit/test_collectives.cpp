@@ -4,6 +4,7 @@
 
 #include "bench/collectives.h"
 #include "bench/dtype.h"
+#include "common/names.h"
 
 namespace collbench {
 namespace {
@@ -23,6 +24,14 @@ double nccl_tests_busbw(Coll c, std::uint64_t param, std::size_t elt, double sec
 }
 
 }  // namespace
+
+TEST(Collectives, TheTableMeasuresExactlyTheNamedOps) {
+  std::vector<std::string_view> measured;
+  for (const auto& c : all_collectives()) measured.push_back(c.name);
+  EXPECT_EQ(measured, std::vector<std::string_view>(kOpNames.begin(), kOpNames.end()));
+  EXPECT_TRUE(is_op_name("all_to_all"));
+  EXPECT_FALSE(is_op_name("alltoall"));
+}
 
 TEST(Collectives, CountsFollowNcclTests) {
   // all_reduce: everything is count.

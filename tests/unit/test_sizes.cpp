@@ -37,9 +37,9 @@ TEST(SweepSizes, FactorAndStepLikeNcclTests) {
 }
 
 TEST(FormatBytes, ReadableUnits) {
-  EXPECT_EQ(format_bytes(100), "100 B");
-  EXPECT_EQ(format_bytes(1024), "1 KiB");
-  EXPECT_EQ(format_bytes(8ull << 30), "8 GiB");
+  EXPECT_EQ(size_text(100), "100 B");
+  EXPECT_EQ(size_text(1024), "1 KiB");
+  EXPECT_EQ(size_text(8ull << 30), "8 GiB");
 }
 
 }  // namespace collbench

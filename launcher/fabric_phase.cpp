@@ -1,18 +1,23 @@
-#include "launcher/fabric_command.h"
+#include "launcher/fabric_phase.h"
 
 #include <cstdio>
 
 #include "bench/errors.h"
+#include "launcher/agree.h"
 
 #if !COLLBENCH_WITH_LIBFABRIC
 
 namespace collbench {
 
-int fabric_command(const Command&, const std::vector<std::string>&) {
-  std::fprintf(stderr,
-               "collbench: error: this collbench was built without libfabric; install libfabric-dev (or point "
-               "PKG_CONFIG_PATH at /opt/amazon/efa/lib/pkgconfig) and rebuild\n");
-  return kExitCouldNotRun;
+constexpr const char* kNoLibfabric =
+    "this collbench was built without libfabric; install libfabric-dev (or point PKG_CONFIG_PATH at "
+    "/opt/amazon/efa/lib/pkgconfig) and rebuild";
+
+bool fabric_available() { return false; }
+
+PhaseResult fabric_phase(Control& control, const FabricPhaseSpec&) {
+  if (control.rank() == 0) print_error(kNoLibfabric, 0);
+  return failed_phase(kExitCouldNotRun, kNoLibfabric);
 }
 
 }  // namespace collbench
@@ -23,6 +28,7 @@ int fabric_command(const Command&, const std::vector<std::string>&) {
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -31,7 +37,6 @@ int fabric_command(const Command&, const std::vector<std::string>&) {
 
 #include "bench/host_load.h"
 #include "bench/mpi_check.h"
-#include "bench/mpi_control.h"
 #include "bench/ofi/endpoint.h"
 #include "bench/ofi/lane_run.h"
 #include "bench/ofi/lanes.h"
@@ -47,6 +52,7 @@ int fabric_command(const Command&, const std::vector<std::string>&) {
 #include "launcher/fabric_results.h"
 #include "launcher/verdicts.h"
 #include "launcher/world.h"
+#include "reports/journal.h"
 #include "reports/references.h"
 
 namespace collbench {
@@ -57,37 +63,29 @@ using report::Finding;
 [[noreturn]] void abort_run(Control& control, const std::string& line) {
   std::fprintf(stderr, "%s\n", line.c_str());
   control.abort(kExitCouldNotRun);
+  std::abort();  // Control::abort does not return; the compiler cannot see that through the vtable
 }
 
 }  // namespace
 
-int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
-  const FabricOptions& o = cmd.fabric;
-  MpiControl control;
+bool fabric_available() { return true; }
+
+PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
+  const FabricOptions& o = spec.fabric;
+  const Budget wall(0);
   const int rank = control.rank(), size = control.size();
   const std::string host = this_host();
   const ofi::Who who{rank, host};
 
   // Layout: hosts by rank, nodes in order of their lowest rank, the units the schedule pairs.
   const std::vector<std::string> hosts = control.all_gather_strings(host);
-  std::vector<ofi::Unit> nodes;
-  for (int r = 0; r < size; ++r) {
-    auto it = std::find_if(nodes.begin(), nodes.end(), [&](const ofi::Unit& u) { return u.name == hosts[r]; });
-    if (it == nodes.end()) it = nodes.insert(nodes.end(), ofi::Unit{hosts[r], {}});
-    it->ranks.push_back(r);
-  }
+  const std::vector<ofi::Unit> nodes = ofi::nodes_of(hosts);
   const std::vector<ofi::Unit> units = ofi::fabric_units(nodes);
   const bool per_rank = nodes.size() == 1;
-  int local_rank = 0;
-  for (const auto& n : nodes)
-    for (std::size_t i = 0; i < n.ranks.size(); ++i)
-      if (n.ranks[i] == rank) local_rank = static_cast<int>(i);
-  if (units.size() < 2) {
-    if (rank == 0)
-      std::fprintf(stderr, "collbench: error: fabric needs two endpoints to pair: run at least 2 ranks "
-                           "(mpirun -np 2 ..., or one rank per node with -N 1)\n");
-    return kExitUsage;
-  }
+  const int local_rank = ofi::local_index(nodes, rank);
+  if (units.size() < 2)
+    return skipped_phase("fabric needs two endpoints to pair: run at least 2 ranks (mpirun -np 2 ..., or one rank "
+                         "per node with -N 1)");
 
   // Bad input first, before anything is measured or written.
   ofi::ProviderChoice choice;
@@ -101,11 +99,11 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
             throw UsageError(fmt::format("-o {}: folder {} does not exist; create it or write elsewhere", o.output,
                                          dir.string()));
         }
-        instance_type = resolve_instance_type(cmd.verdict, read_instance_type(CollectOptions{}.dmi_product_name));
-        thresholds = thresholds_for(cmd.verdict, instance_type);
+        instance_type = resolve_instance_type(spec.verdict, read_instance_type(CollectOptions{}.dmi_product_name));
+        thresholds = thresholds_for(spec.verdict, instance_type);
         choice = ofi::choose_provider(o.provider, ofi::rdm_provider_names(), ofi::all_provider_names());
       }))
-    return c;
+    return failed_phase(c, "set-up failed");
   choice.core = control.broadcast(choice.core);
 
   ofi::InfoPtr info;
@@ -119,7 +117,7 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
         const ofi::EndpointFacts f = ofi::facts_of(*info);
         ofi::check_message_size(o.max_bytes, f.max_msg_size, f.provider);
       }))
-    return c;
+    return failed_phase(c, "set-up failed");
 
   // Spin on completions where the ranks sharing a machine fit on its cores, else yield.
   const std::vector<int> cores_by_rank = control.all_gather(online_cores());
@@ -135,19 +133,20 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
                       ep = std::make_unique<ofi::RdmEndpoint>(std::move(info), o.max_bytes, o.window + 2, who,
                                                               polling.by_rank[static_cast<std::size_t>(rank)]);
                     }))
-    return c;
+    return failed_phase(c, "set-up failed");
   std::vector<std::vector<char>> names;
   {
     const std::vector<char> mine = ep->name();
     for (const auto& s : control.all_gather_strings(std::string(mine.begin(), mine.end())))
       names.emplace_back(s.begin(), s.end());
   }
-  if (int c = agree(control, [&] { ep->insert_peers(names); })) return c;
+  if (int c = agree(control, [&] { ep->insert_peers(names); })) return failed_phase(c, "set-up failed");
 
   // What each node shows of EFA, for the profile check.
   const std::vector<int> efa_by_rank = control.all_gather(count_efa_devices(CollectOptions{}.infiniband_dir));
 
-  FabricResults results(o, cmd.verdict, argv, now_utc());
+  const auto shared = std::make_shared<FabricResults>(o, spec.argv, now_utc());
+  FabricResults& results = *shared;
   const Schedule schedule = schedule_for_pattern(o.pattern, static_cast<int>(units.size()));
   if (rank == 0) {
     results.set_layout(size, nodes, units, per_rank, schedule);
@@ -238,17 +237,20 @@ int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
   confirm = broadcast_schedule(confirm, control);
   run_rounds(confirm, static_cast<int>(schedule.size()), 0);
 
-  int exit_code = 0;
-  const int failed = agree(control, [&] {
-    if (rank != 0) return;
-    exit_code = results.finish(use_color(cmd.verdict.color), o.output);
-  });
-  if (failed != 0)
-    exit_code = failed;
-  else
-    control.broadcast(std::span<int>(&exit_code, 1));
+  PhaseResult out;
+  if (int c = agree(control, [&] {
+        if (rank == 0) out.findings = results.judge();
+      }))
+    return failed_phase(c, "judging the results failed");
+  if (rank == 0) {
+    out.document = [shared](const std::vector<Finding>& f, int code) { return shared->document(f, code); };
+    out.save = [shared, path = o.output](const std::vector<Finding>& f, int code) {
+      if (!path.empty()) report::write_file_atomically(path, shared->document(f, code).dump(2) + "\n");
+    };
+  }
   ep.reset();
-  return exit_code;
+  out.wall_s = wall.elapsed_s();
+  return out;
 }
 
 }  // namespace collbench

@@ -1,4 +1,4 @@
-#include "launcher/hunt_phases.h"
+#include "launcher/hunt_rounds.h"
 
 #include <algorithm>
 #include <cmath>
@@ -146,8 +146,8 @@ SizeChoice choose_size(const HuntContext& ctx, const Round& probe_round, double 
     if (ctx.control.rank() == 0) {
       std::vector<double> times;
       for (const auto& s : run_pair_round(probe, probe_round, -1, c.bytes, 10.0, false).samples)
-        if (!s.busbw_gbs.empty() && report::median(s.busbw_gbs) > 0)
-          times.push_back(static_cast<double>(c.bytes) * factor / (report::median(s.busbw_gbs) * 1e9));
+        if (!s.rates.empty() && report::median(s.rates) > 0)
+          times.push_back(static_cast<double>(c.bytes) * factor / (report::median(s.rates) * 1e9));
       t = times.empty() ? 0 : report::median(times);
     } else {
       run_pair_round(probe, probe_round, -1, c.bytes, 10.0, false);

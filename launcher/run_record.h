@@ -1,0 +1,39 @@
+// What a sweep keeps while it runs, and how a measured case becomes a result: shared by the
+// sweep phase and its watchdog.
+#pragma once
+
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "bench/sweep.h"
+#include "reports/case_summary.h"
+#include "reports/findings.h"
+#include "reports/journal.h"
+#include "reports/json_report.h"
+#include "reports/result.h"
+
+namespace collbench {
+
+// Rank 0's record of the run so far; the watchdog thread reads it when a case hangs.
+struct Record {
+  std::mutex mutex;
+  report::RunHeader header;
+  std::vector<report::CaseResult> cases;
+  std::optional<report::Journal> journal;
+
+  nlohmann::json document(const std::vector<report::Finding>& findings, const report::RunOutcome& outcome) {
+    return report::run_document(header, cases, findings, outcome);
+  }
+  void save(const std::vector<report::Finding>& findings, const report::RunOutcome& outcome) {
+    if (journal) journal->finish(document(findings, outcome));
+  }
+};
+
+// What every group's result of this case shares; samples, checks and busbw factor are per group.
+report::RawCase raw_case(const CaseMeasurement& m);
+
+// SWEEP_BUDGET_SPENT: the sizes RunOptions::op_budget_s left out.
+report::Finding sweep_budget_finding(const std::vector<SkippedSizes>& skipped, double op_budget_s);
+
+}  // namespace collbench
