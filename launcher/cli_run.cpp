@@ -10,7 +10,7 @@
 #include "bench/dtype.h"
 #include "bench/errors.h"
 #include "bench/sizes.h"
-#include "reports/suggest.h"
+#include "reports/core/suggest.h"
 
 namespace collbench {
 namespace {

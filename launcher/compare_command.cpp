@@ -7,8 +7,8 @@
 #include "launcher/finish.h"
 #include "launcher/result_input.h"
 #include "launcher/verdicts.h"
-#include "reports/compare.h"
-#include "reports/summary.h"
+#include "reports/run/compare.h"
+#include "reports/core/summary.h"
 
 namespace collbench {
 

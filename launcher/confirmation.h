@@ -1,13 +1,13 @@
 // The confirmation round(s) that hunt and fabric run after their pair rounds, before the verdict:
 // every node in doubt or accused is measured again against the healthiest nodes, and every slow or
-// doubtful link again on its own (reports/attribution.h then requires the repeat).
+// doubtful link again on its own (reports/pairs/attribution.h then requires the repeat).
 #pragma once
 
 #include <vector>
 
 #include "bench/control.h"
 #include "bench/schedules.h"
-#include "reports/attribution.h"
+#include "reports/pairs/attribution.h"
 
 namespace collbench {
 

@@ -6,9 +6,9 @@
 #include "bench/errors.h"
 #include "launcher/commands.h"
 #include "launcher/run_json.h"
-#include "reports/journal.h"
-#include "reports/json_read.h"
-#include "reports/thresholds.h"
+#include "reports/core/journal.h"
+#include "reports/core/json_read.h"
+#include "reports/thresholds/thresholds.h"
 
 namespace collbench {
 namespace {

@@ -19,8 +19,8 @@
 
 #include "bench/mpi_check.h"
 #include "launcher/world.h"
-#include "reports/instance_types.h"
-#include "reports/nccl_log.h"
+#include "reports/thresholds/instance_types.h"
+#include "reports/env/nccl_log.h"
 
 #if COLLBENCH_WITH_NCCL
 #include <cuda_runtime.h>

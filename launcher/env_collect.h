@@ -1,5 +1,5 @@
-// This process's environment facts (reports/env_facts.h), their gathering on rank 0, and the
-// capture of NCCL's own INFO log for reports/nccl_log.h.
+// This process's environment facts (reports/env/env_facts.h), their gathering on rank 0, and the
+// capture of NCCL's own INFO log for reports/env/nccl_log.h.
 #pragma once
 
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "bench/control.h"
-#include "reports/env_facts.h"
+#include "reports/env/env_facts.h"
 
 #include "launcher/nccl_capture.h"
 

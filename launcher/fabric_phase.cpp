@@ -52,8 +52,8 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec&) {
 #include "launcher/fabric_results.h"
 #include "launcher/verdicts.h"
 #include "launcher/world.h"
-#include "reports/journal.h"
-#include "reports/references.h"
+#include "reports/core/journal.h"
+#include "reports/core/references.h"
 
 namespace collbench {
 namespace {

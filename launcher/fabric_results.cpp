@@ -6,14 +6,14 @@
 #include "bench/sizes.h"
 #include <fmt/format.h>
 
-#include "reports/fabric_json.h"
-#include "reports/fabric_math.h"
-#include "reports/fabric_text.h"
-#include "reports/fabric_verdicts.h"
-#include "reports/journal.h"
-#include "reports/references.h"
-#include "reports/stats.h"
-#include "reports/summary.h"
+#include "reports/fabric/fabric_json.h"
+#include "reports/fabric/fabric_math.h"
+#include "reports/fabric/fabric_text.h"
+#include "reports/fabric/fabric_verdicts.h"
+#include "reports/core/journal.h"
+#include "reports/core/references.h"
+#include "reports/core/stats.h"
+#include "reports/core/summary.h"
 
 namespace collbench {
 namespace {

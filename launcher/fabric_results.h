@@ -1,5 +1,5 @@
 // Rank 0's side of `collbench fabric` after the measurements: the lanes' raw samples become the
-// result model (reports/fabric_result.h), then verdicts, text, and the JSON document.
+// result model (reports/fabric/fabric_result.h), then verdicts, text, and the JSON document.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,9 +12,9 @@
 #include "bench/ofi/lanes.h"
 #include "bench/ofi/provider_choice.h"
 #include "launcher/cli.h"
-#include "reports/attribution.h"
-#include "reports/fabric_result.h"
-#include "reports/thresholds.h"
+#include "reports/pairs/attribution.h"
+#include "reports/fabric/fabric_result.h"
+#include "reports/thresholds/thresholds.h"
 
 namespace collbench {
 

@@ -4,7 +4,7 @@
 
 #include "bench/errors.h"
 #include "launcher/agree.h"
-#include "reports/summary.h"
+#include "reports/core/summary.h"
 
 namespace collbench {
 

@@ -5,40 +5,38 @@
 #include <algorithm>
 
 #include "bench/errors.h"
-#include "reports/case_summary.h"
-#include "reports/group_verdicts.h"
-#include "reports/result_verdicts.h"
-#include "reports/text_table.h"
+#include "reports/core/case_summary.h"
+#include "reports/pairs/group_verdicts.h"
+#include "reports/run/result_verdicts.h"
+#include "reports/core/text_table.h"
 
 namespace collbench {
 
 GroupLayout make_layout(Scope scope, const report::WorldInfo& world) {
   GroupLayout l;
+  l.scope = scope;
   l.group_of_rank.assign(static_cast<std::size_t>(world.ranks), 0);
   if (scope == Scope::World) {
-    l.scope = "world";
-    report::GroupInfo g{"world", 0, {}};
+    report::GroupInfo g{scope_name(scope), 0, {}};
     for (int r = 0; r < world.ranks; ++r) g.ranks.push_back(r);
     l.groups.push_back(g);
     l.labels.push_back("all ranks");
     return l;
   }
   if (scope == Scope::Node) {
-    l.scope = "node";
     for (const auto& n : world.nodes) {
       const int id = static_cast<int>(l.groups.size());
-      l.groups.push_back({"node", id, n.ranks});
+      l.groups.push_back({scope_name(scope), id, n.ranks});
       l.labels.push_back(n.name);
       for (int r : n.ranks) l.group_of_rank[static_cast<std::size_t>(r)] = id;
     }
   } else {
     if (world.gpus_per_process > 1)
       throw UsageError("--scope rail needs one GPU per process (drop -g, launch one rank per GPU)");
-    l.scope = "rail";
     for (const auto& n : world.nodes) {
       for (std::size_t i = 0; i < n.ranks.size(); ++i) {
         if (i == l.groups.size()) {
-          l.groups.push_back({"rail", static_cast<int>(i), {}});
+          l.groups.push_back({scope_name(scope), static_cast<int>(i), {}});
           l.labels.push_back(fmt::format("local rank {} of every node", i));
         }
         l.groups[i].ranks.push_back(n.ranks[i]);
@@ -51,7 +49,7 @@ GroupLayout make_layout(Scope scope, const report::WorldInfo& world) {
     if (g.ranks.size() != l.groups[0].ranks.size())
       throw UsageError(fmt::format("--scope {}: groups differ in size ({} has {} ranks, {} has {}); launch the same "
                                    "number of ranks on every node",
-                                   l.scope, l.labels[0], l.groups[0].ranks.size(),
+                                   scope_name(l.scope), l.labels[0], l.groups[0].ranks.size(),
                                    l.labels[static_cast<std::size_t>(g.id)], g.ranks.size()));
   return l;
 }
@@ -99,8 +97,8 @@ std::vector<report::CaseResult> results_by_group(const CaseMeasurement& m, const
 std::vector<report::Finding> group_comparison_findings(const GroupLayout& layout,
                                                        const std::vector<report::CaseResult>& cases,
                                                        const std::vector<report::NodeInfo>& nodes) {
-  if (layout.scope == "world") return {};
-  const bool rail = layout.scope == "rail";
+  if (layout.scope == Scope::World) return {};
+  const bool rail = layout.scope == Scope::Rail;
   // Largest out-of-place size per op, in the order the ops were run.
   std::vector<std::pair<std::string, std::uint64_t>> largest;
   for (const auto& c : cases) {

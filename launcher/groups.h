@@ -6,15 +6,15 @@
 
 #include "bench/options.h"
 #include "bench/sweep.h"
-#include "reports/findings.h"
-#include "reports/result.h"
-#include "reports/case_summary.h"
-#include "reports/stats.h"
+#include "reports/core/findings.h"
+#include "reports/core/result.h"
+#include "reports/core/case_summary.h"
+#include "reports/core/stats.h"
 
 namespace collbench {
 
 struct GroupLayout {
-  std::string scope;                     // "world", "node", "rail"
+  Scope scope = Scope::World;
   std::vector<report::GroupInfo> groups; // in id order; ranks ascending
   std::vector<std::string> labels;       // "node-a", "rail 3", "all ranks"
   std::vector<int> group_of_rank;        // by global rank
@@ -30,7 +30,7 @@ std::vector<report::CaseResult> results_by_group(const CaseMeasurement& m, const
                                                  double (*busbw_factor)(int), const GroupLayout& layout,
                                                  const report::WorldInfo& world, report::RankReduce how);
 
-// node|rail scope: the groups judged against each other (reports/group_verdicts.h) on each op's
+// node|rail scope: the groups judged against each other (reports/pairs/group_verdicts.h) on each op's
 // largest out-of-place size, by the busbw of the median iteration. Nothing for world scope. `nodes`
 // (the world's) names the hosts in the findings' subjects.
 std::vector<report::Finding> group_comparison_findings(const GroupLayout& layout,

@@ -8,8 +8,8 @@
 #include "bench/plan.h"
 #include "bench/sweep.h"
 #include "launcher/agree.h"
-#include "reports/outliers.h"
-#include "reports/stats.h"
+#include "reports/core/outliers.h"
+#include "reports/core/stats.h"
 
 namespace collbench {
 namespace {

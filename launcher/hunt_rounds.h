@@ -10,9 +10,9 @@
 #include "bench/options.h"
 #include "bench/schedules.h"
 #include "bench/watchdog.h"
-#include "reports/attribution.h"
-#include "reports/group_verdicts.h"
-#include "reports/result.h"
+#include "reports/pairs/attribution.h"
+#include "reports/pairs/group_verdicts.h"
+#include "reports/core/result.h"
 
 namespace collbench {
 

@@ -6,9 +6,9 @@
 #include <cstdio>
 
 #include "launcher/budget.h"
-#include "reports/group_verdicts.h"
-#include "reports/references.h"
-#include "reports/text_table.h"
+#include "reports/pairs/group_verdicts.h"
+#include "reports/core/references.h"
+#include "reports/core/text_table.h"
 
 namespace collbench {
 

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "bench/schedules.h"
-#include "reports/attribution.h"
-#include "reports/findings.h"
-#include "reports/hunt_json.h"
+#include "reports/pairs/attribution.h"
+#include "reports/core/findings.h"
+#include "reports/hunt/hunt_json.h"
 
 namespace collbench {
 

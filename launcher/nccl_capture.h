@@ -1,11 +1,11 @@
-// The capture of NCCL's own INFO log during set-up, for reports/nccl_log.h: what NCCL chose
+// The capture of NCCL's own INFO log during set-up, for reports/env/nccl_log.h: what NCCL chose
 // (transport, plugin, channels) and what it warned about, per process.
 #pragma once
 
 #include <optional>
 #include <string>
 
-#include "reports/nccl_log.h"
+#include "reports/env/nccl_log.h"
 
 namespace collbench {
 

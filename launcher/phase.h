@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/findings.h"
+#include "reports/core/findings.h"
 
 namespace collbench {
 

@@ -19,9 +19,9 @@
 #include "launcher/preflight_plan.h"
 #include "launcher/run_phase.h"
 #include "launcher/verdicts.h"
-#include "reports/journal.h"
-#include "reports/preflight_json.h"
-#include "reports/references.h"
+#include "reports/core/journal.h"
+#include "reports/preflight/preflight_json.h"
+#include "reports/core/references.h"
 
 namespace collbench {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "bench/options.h"
 #include "launcher/cli.h"
-#include "reports/thresholds.h"
+#include "reports/thresholds/thresholds.h"
 
 namespace collbench {
 

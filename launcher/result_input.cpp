@@ -7,9 +7,9 @@
 
 #include "bench/errors.h"
 #include "launcher/run_json.h"
-#include "reports/journal.h"
-#include "reports/json_read.h"
-#include "reports/json_report.h"
+#include "reports/core/journal.h"
+#include "reports/core/json_read.h"
+#include "reports/core/json_report.h"
 
 namespace collbench {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/analyze_input.h"
-#include "reports/result.h"
+#include "reports/analyze/analyze_input.h"
+#include "reports/core/result.h"
 
 namespace collbench {
 

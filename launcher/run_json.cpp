@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "bench/errors.h"
-#include "reports/journal.h"
-#include "reports/json_read.h"
-#include "reports/result.h"
+#include "reports/core/journal.h"
+#include "reports/core/json_read.h"
+#include "reports/core/result.h"
 
 namespace collbench {
 

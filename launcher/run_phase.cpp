@@ -25,12 +25,12 @@
 #include "launcher/run_verdicts.h"
 #include "launcher/verdicts.h"
 #include "launcher/world.h"
-#include "reports/journal.h"
-#include "reports/json_report.h"
-#include "reports/references.h"
-#include "reports/summary.h"
-#include "reports/table_stream.h"
-#include "reports/text_table.h"
+#include "reports/core/journal.h"
+#include "reports/core/json_report.h"
+#include "reports/core/references.h"
+#include "reports/core/summary.h"
+#include "reports/core/table_stream.h"
+#include "reports/core/text_table.h"
 
 namespace collbench {
 
@@ -173,7 +173,7 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
         if (record->journal) record->journal->append(c);
         const auto g = static_cast<std::size_t>(c.group.id);
         const std::string text = tables[g].add(c);
-        if (layout.scope == "world") std::fputs(text.c_str(), stdout);
+        if (layout.scope == Scope::World) std::fputs(text.c_str(), stdout);
         else group_text[g] += text;
         record->cases.push_back(std::move(c));
       }
@@ -193,8 +193,8 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
   if (rank == 0) {
     std::lock_guard lock(record->mutex);
     for (std::size_t g = 0; g < tables.size(); ++g) {
-      if (layout.scope != "world")
-        std::printf("#\n# Group: %s %d, %s (ranks %s)\n%s", layout.scope.c_str(), static_cast<int>(g),
+      if (layout.scope != Scope::World)
+        std::printf("#\n# Group: %s %d, %s (ranks %s)\n%s", scope_name(layout.scope), static_cast<int>(g),
                     layout.labels[g].c_str(), report::format_ranks(layout.groups[g].ranks).c_str(),
                     group_text[g].c_str());
       std::fputs(tables[g].finish().c_str(), stdout);

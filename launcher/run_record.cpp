@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "bench/dtype.h"
-#include "reports/references.h"
-#include "reports/text_table.h"
+#include "reports/core/references.h"
+#include "reports/core/text_table.h"
 
 namespace collbench {
 

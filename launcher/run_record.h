@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "bench/sweep.h"
-#include "reports/case_summary.h"
-#include "reports/findings.h"
-#include "reports/journal.h"
-#include "reports/json_report.h"
-#include "reports/result.h"
+#include "reports/core/case_summary.h"
+#include "reports/core/findings.h"
+#include "reports/core/journal.h"
+#include "reports/core/json_report.h"
+#include "reports/core/result.h"
 
 namespace collbench {
 

@@ -4,14 +4,14 @@
 
 #include "launcher/result_input.h"
 #include "launcher/verdicts.h"
-#include "reports/compare.h"
-#include "reports/curve_verdicts.h"
-#include "reports/env_audit.h"
-#include "reports/instance_types.h"
-#include "reports/json_report.h"
-#include "reports/judged.h"
-#include "reports/result_verdicts.h"
-#include "reports/threshold_verdicts.h"
+#include "reports/run/compare.h"
+#include "reports/run/curve_verdicts.h"
+#include "reports/env/env_audit.h"
+#include "reports/thresholds/instance_types.h"
+#include "reports/core/json_report.h"
+#include "reports/run/judged.h"
+#include "reports/run/result_verdicts.h"
+#include "reports/thresholds/threshold_verdicts.h"
 
 namespace collbench {
 namespace {
@@ -23,10 +23,10 @@ std::vector<Finding> scope_threshold_findings(const VerdictOptions& v, const std
                                               const std::optional<report::InstanceThresholds>& t,
                                               const std::vector<report::CaseResult>& cases,
                                               const report::WorldInfo& world, const GroupLayout& layout) {
-  if (layout.scope == "rail")
+  if (layout.scope == Scope::Rail)
     return {report::thresholds_skipped("rail groups are judged against each other, not against thresholds",
                                        /*chosen=*/true)};
-  if (layout.scope == "world") {
+  if (layout.scope == Scope::World) {
     report::RunSpan span{static_cast<int>(world.nodes.size()), world.ranks, {}, {}};
     for (const auto& n : world.nodes) {
       span.hosts.push_back(n.name);

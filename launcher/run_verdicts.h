@@ -8,9 +8,9 @@
 
 #include "launcher/cli.h"
 #include "launcher/groups.h"
-#include "reports/env_facts.h"
-#include "reports/findings.h"
-#include "reports/result.h"
+#include "reports/env/env_facts.h"
+#include "reports/core/findings.h"
+#include "reports/core/result.h"
 
 namespace collbench {
 

@@ -8,9 +8,9 @@
 #include <sstream>
 
 #include "bench/errors.h"
-#include "reports/instance_types.h"
-#include "reports/suggest.h"
-#include "reports/thresholds.h"
+#include "reports/thresholds/instance_types.h"
+#include "reports/core/suggest.h"
+#include "reports/thresholds/thresholds.h"
 
 namespace collbench {
 namespace fs = std::filesystem;

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "launcher/cli.h"
-#include "reports/findings.h"
-#include "reports/result.h"
-#include "reports/threshold_verdicts.h"
+#include "reports/core/findings.h"
+#include "reports/core/result.h"
+#include "reports/thresholds/threshold_verdicts.h"
 
 namespace collbench {
 

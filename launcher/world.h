@@ -5,7 +5,7 @@
 
 #include "bench/backend.h"
 #include "bench/control.h"
-#include "reports/result.h"
+#include "reports/core/result.h"
 
 namespace collbench {
 

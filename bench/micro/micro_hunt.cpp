@@ -5,7 +5,7 @@
 #include <random>
 
 #include "bench/schedules.h"
-#include "reports/attribution.h"
+#include "reports/pairs/attribution.h"
 
 namespace {
 

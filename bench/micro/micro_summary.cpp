@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "reports/case_summary.h"
+#include "reports/core/case_summary.h"
 
 namespace {
 

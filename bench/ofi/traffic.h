@@ -1,6 +1,6 @@
 // The two measurements between a pair of endpoints: ping-pong latency and windowed streaming
 // bandwidth. Both sides call the same function with their role; the samples come back raw (seconds
-// per iteration) and reports/fabric_math.h turns them into latency and bandwidth.
+// per iteration) and reports/fabric/fabric_math.h turns them into latency and bandwidth.
 #pragma once
 
 #include <cstdint>

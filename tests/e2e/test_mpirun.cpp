@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "reports/nccl_text_parser.h"
+#include "reports/analyze/nccl_text_parser.h"
 
 namespace {
 

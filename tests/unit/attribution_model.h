@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "bench/schedules.h"
-#include "reports/attribution.h"
+#include "reports/pairs/attribution.h"
 
 namespace collbench::report::attribution_model {
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "reports/analyze_input.h"
+#include "reports/analyze/analyze_input.h"
 
 namespace collbench::report {
 

@@ -7,9 +7,9 @@
 #include <random>
 
 #include "bench/schedules.h"
-#include "reports/attribution.h"
-#include "reports/references.h"
-#include "reports/stats.h"
+#include "reports/pairs/attribution.h"
+#include "reports/core/references.h"
+#include "reports/core/stats.h"
 #include "attribution_model.h"
 
 namespace collbench::report {

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "bench/schedules.h"
-#include "reports/attribution.h"
+#include "reports/pairs/attribution.h"
 #include "attribution_model.h"
 
 namespace collbench::report {

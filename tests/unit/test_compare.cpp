@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "reports/compare.h"
+#include "reports/run/compare.h"
 
 namespace collbench::report {
 namespace {

@@ -13,9 +13,9 @@
 
 #include "bench/mpi_check.h"
 #include "launcher/env_collect.h"
-#include "reports/env_audit.h"
-#include "reports/instance_types.h"
-#include "reports/nccl_log.h"
+#include "reports/env/env_audit.h"
+#include "reports/thresholds/instance_types.h"
+#include "reports/env/nccl_log.h"
 
 namespace collbench::report {
 namespace {

@@ -9,9 +9,9 @@
 #include "bench/ofi/lanes.h"
 #include "bench/ofi/provider_choice.h"
 #include "launcher/cli.h"
-#include "reports/fabric_math.h"
-#include "reports/stats.h"
-#include "reports/fabric_verdicts.h"
+#include "reports/fabric/fabric_math.h"
+#include "reports/core/stats.h"
+#include "reports/fabric/fabric_verdicts.h"
 
 namespace collbench {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "reports/group_verdicts.h"
-#include "reports/references.h"
+#include "reports/pairs/group_verdicts.h"
+#include "reports/core/references.h"
 
 namespace collbench::report {
 namespace {

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/host_load.h"
-#include "reports/group_verdicts.h"
+#include "reports/pairs/group_verdicts.h"
 
 namespace collbench {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "reports/hunt_json.h"
+#include "reports/hunt/hunt_json.h"
 
 namespace collbench::report {
 namespace {

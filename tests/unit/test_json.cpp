@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "reports/journal.h"
-#include "reports/json_report.h"
+#include "reports/core/journal.h"
+#include "reports/core/json_report.h"
 
 namespace collbench::report {
 namespace {

@@ -1,7 +1,7 @@
 // The network bound on bus bandwidth, and IMPLAUSIBLE_VALUES built on it.
 #include <gtest/gtest.h>
 
-#include "reports/judged.h"
+#include "reports/run/judged.h"
 
 namespace collbench::report {
 namespace {

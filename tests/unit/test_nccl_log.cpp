@@ -4,8 +4,8 @@
 #include <fstream>
 #include <optional>
 
-#include "reports/findings.h"
-#include "reports/nccl_log.h"
+#include "reports/core/findings.h"
+#include "reports/env/nccl_log.h"
 
 namespace collbench::report {
 namespace {

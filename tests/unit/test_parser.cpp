@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "reports/nccl_text_parser.h"
+#include "reports/analyze/nccl_text_parser.h"
 
 namespace collbench::report {
 namespace {

@@ -6,8 +6,8 @@
 #include "launcher/finish.h"
 #include "launcher/join_watch.h"
 #include "launcher/preflight_plan.h"
-#include "reports/preflight_json.h"
-#include "reports/scheduler_hints.h"
+#include "reports/preflight/preflight_json.h"
+#include "reports/preflight/scheduler_hints.h"
 
 namespace collbench {
 namespace {

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "reports/references.h"
+#include "reports/core/references.h"
 
 namespace collbench::report {
 namespace {

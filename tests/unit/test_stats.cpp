@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "reports/case_summary.h"
-#include "reports/result_verdicts.h"
-#include "reports/stats.h"
+#include "reports/core/case_summary.h"
+#include "reports/run/result_verdicts.h"
+#include "reports/core/stats.h"
 
 namespace collbench::report {
 

@@ -3,8 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/json_read.h"
-#include "reports/json_report.h"
+#include "reports/core/json_read.h"
+#include "reports/core/json_report.h"
 
 namespace collbench::report {
 namespace {

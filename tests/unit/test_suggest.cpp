@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "reports/suggest.h"
+#include "reports/core/suggest.h"
 
 namespace collbench::report {
 namespace {

@@ -5,7 +5,7 @@
 #include <regex>
 #include <sstream>
 
-#include "reports/summary.h"
+#include "reports/core/summary.h"
 
 namespace collbench::report {
 namespace {

@@ -3,9 +3,9 @@
 
 #include <sstream>
 
-#include "reports/nccl_text_parser.h"
-#include "reports/table_stream.h"
-#include "reports/text_table.h"
+#include "reports/analyze/nccl_text_parser.h"
+#include "reports/core/table_stream.h"
+#include "reports/core/text_table.h"
 
 namespace collbench::report {
 namespace {

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "reports/threshold_verdicts.h"
-#include "reports/thresholds.h"
+#include "reports/thresholds/threshold_verdicts.h"
+#include "reports/thresholds/thresholds.h"
 
 namespace collbench::report {
 namespace {

@@ -1,0 +1,126 @@
+#include "reports/core/json_read.h"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace collbench::report {
+
+using nlohmann::json;
+
+CaseResult case_from_json(const json& c) {
+  CaseResult r;
+  r.op = c.value("op", "");
+  r.dtype = c.value("dtype", "");
+  r.redop = c.value("redop", "");
+  r.placement = c.value("placement", "");
+  r.root = c.value("root", -1);
+  r.bytes = c.value("bytes", std::uint64_t{0});
+  r.count = c.value("count", std::uint64_t{0});
+  r.requested_bytes = c.value("requested_bytes", r.bytes);
+  if (c.contains("group")) {
+    r.group.scope = c["group"].value("scope", "world");
+    r.group.id = c["group"].value("id", 0);
+    r.group.ranks = c["group"].value("ranks", std::vector<int>{});
+  }
+  if (c.contains("time_us")) {
+    const json& t = c["time_us"];
+    r.time_us = {t.value("median", 0.0), t.value("mean", 0.0), t.value("min", 0.0), t.value("max", 0.0),
+                 t.value("p99", 0.0),    t.value("stdev", 0.0), t.value("samples", std::size_t{0})};
+  }
+  r.algbw_gbs = c.value("algbw_gbs", 0.0);
+  r.busbw_gbs = c.value("busbw_gbs", 0.0);
+  if (c.contains("wrong") && c["wrong"].is_number_integer()) r.wrong = c["wrong"].get<std::int64_t>();
+  r.wrong_ranks = c.value("wrong_ranks", std::vector<int>{});
+  r.stop_reason = c.value("stop_reason", "");
+  if (c.contains("cpu_wait_share") && c["cpu_wait_share"].is_number()) r.cpu_wait_share = c["cpu_wait_share"];
+  return r;
+}
+
+std::vector<CaseResult> cases_from_json(const json& doc) {
+  std::vector<CaseResult> out;
+  for (const auto& c : doc.value("cases", json::array())) out.push_back(case_from_json(c));
+  return out;
+}
+
+RunSpan span_from_json(const json& doc) {
+  RunSpan span;
+  const json& w = doc.contains("world") ? doc["world"] : json::object();
+  span.ranks = w.value("ranks", 0);
+  for (const auto& n : w.value("nodes", json::array())) {
+    span.hosts.push_back(n.value("name", ""));
+    for (int r : n.value("ranks", std::vector<int>{})) span.rank_ids.push_back(r);
+  }
+  span.nodes = static_cast<int>(span.hosts.size());
+  return span;
+}
+
+Subject subject_from_json(const json& s) {
+  Subject out;
+  if (!s.is_object() || !s.contains("kind") || !s["kind"].is_string() ||
+      !parse_subject_kind(s["kind"].get<std::string>(), &out.kind) || out.kind == SubjectKind::World)
+    return Subject::world();
+  for (const auto& h : s.value("hosts", json::array()))
+    if (h.is_string()) out.hosts.push_back(h.get<std::string>());
+  for (const auto& r : s.value("ranks", json::array()))
+    if (r.is_number_integer()) out.ranks.push_back(r.get<int>());
+  return out;
+}
+
+Finding finding_from_json(const json& f) {
+  Finding out;
+  out.code = f.value("code", "");
+  const std::string tag = f.value("tag", "");
+  for (Tag t : {Tag::Pass, Tag::Fail, Tag::Warn, Tag::Info})
+    if (tag_name(t) == tag) out.tag = t;
+  const std::string prio = f.contains("priority") && f["priority"].is_string() ? f["priority"].get<std::string>() : "";
+  for (Priority p : {Priority::P0, Priority::P1, Priority::P2})
+    if (priority_name(p) == prio) out.priority = p;
+  out.message = f.value("message", "");
+  if (f.contains("reference") && f["reference"].is_string()) out.reference = f["reference"].get<std::string>();
+  if (f.contains("subject")) out.subject = subject_from_json(f["subject"]);
+  return out;
+}
+
+std::vector<Finding> findings_from_json(const json& doc) {
+  std::vector<Finding> out;
+  for (const auto& f : doc.value("findings", json::array())) out.push_back(finding_from_json(f));
+  return out;
+}
+
+std::vector<NodeInfo> nodes_from_json(const json& doc) {
+  std::vector<NodeInfo> out;
+  const json& w = doc.contains("world") ? doc["world"] : json::object();
+  for (const auto& n : w.value("nodes", json::array()))
+    out.push_back({n.value("name", ""), n.value("ranks", std::vector<int>{})});
+  return out;
+}
+
+json document_from_partial(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  json doc;
+  json cases = json::array();
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.empty()) continue;
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const json::parse_error&) {
+      // The last line of a killed run may be cut short; anything earlier is damage.
+      if (in.peek() == EOF) break;
+      throw std::runtime_error(fmt::format("line {} is not JSON", line_no));
+    }
+    if (line_no == 1) doc = std::move(j);
+    else if (j.contains("case")) cases.push_back(j["case"]);
+  }
+  doc["schema"] = kRunSchema;
+  doc["cases"] = std::move(cases);
+  doc["complete"] = false;
+  return doc;
+}
+
+}  // namespace collbench::report

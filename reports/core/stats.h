@@ -1,0 +1,23 @@
+// Summary statistics of per-iteration samples.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "reports/core/result.h"
+
+namespace collbench::report {
+
+// Median, mean, min, max, p99 (nearest rank) and sample standard deviation, in the samples' unit.
+TimeStats summarize(std::span<const double> samples);
+
+// Median of a copy (the input is left alone); 0 for no samples.
+double median(std::span<const double> samples);
+
+enum class RankReduce { Mean, Max, Min, Rank0 };
+bool parse_rank_reduce(const std::string& text, RankReduce* out);
+
+// One value per iteration from every rank's sample of that iteration: samples[rank][iter].
+std::vector<double> reduce_across_ranks(const std::vector<std::vector<double>>& samples, RankReduce how);
+
+}  // namespace collbench::report
