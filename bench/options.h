@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/rank_reduce.h"
 #include "kernels/types.h"
 
 namespace collbench {
@@ -51,7 +52,7 @@ struct RunOptions {
   int warmup = 5;
   IterPolicy iters;
   int check_iters = 1;
-  std::string rank_reduce = "mean";  // mean | max | min | rank0
+  RankReduce rank_reduce = RankReduce::Mean;
   BackendKind backend = BackendKind::Auto;
   int gpus = 1;  // -g: GPUs driven by each process (nccl)
   Scope scope = Scope::World;

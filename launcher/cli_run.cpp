@@ -113,9 +113,9 @@ void add_run_options(CLI::App& run, RunOptions& o, std::map<std::string, std::st
       ->capture_default_str();
   run.add_option("-c,--check", o.check_iters, "Checked (untimed) iterations per case; 0 skips the check")
       ->capture_default_str();
-  run.add_option("--rank-reduce", o.rank_reduce,
+  run.add_option("--rank-reduce", raw["rank-reduce"],
                  "How each iteration's times on all ranks become one: mean (nccl-tests), max, min or rank0")
-      ->capture_default_str();
+      ->default_str("mean");
   run.add_option("--backend", raw["backend"], "auto (nccl when a GPU is visible, else mpi), nccl or mpi")
       ->default_str("auto");
   run.add_option("--scope", raw["scope"],
@@ -177,8 +177,8 @@ void finish_run_options(RunOptions& o, std::map<std::string, std::string>& raw) 
   if (o.check_iters < 0) throw UsageError("-c must not be negative");
   if (o.gpus < 1) throw UsageError("-g must be at least 1");
   if (!(o.timeout_s > 0)) throw UsageError("--timeout must be a positive number of seconds");
-  if (o.rank_reduce != "mean" && o.rank_reduce != "max" && o.rank_reduce != "min" && o.rank_reduce != "rank0")
-    throw UsageError(fmt::format("--rank-reduce '{}': use mean, max, min or rank0", o.rank_reduce));
+  if (const std::string& how = raw["rank-reduce"]; !how.empty() && !parse_rank_reduce(how, &o.rank_reduce))
+    throw UsageError(fmt::format("--rank-reduce '{}': use mean, max, min or rank0", how));
   const std::string& scope = raw["scope"];
   if (scope == "node") o.scope = Scope::Node;
   else if (scope == "rail") o.scope = Scope::Rail;

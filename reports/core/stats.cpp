@@ -40,15 +40,6 @@ TimeStats summarize(std::span<const double> samples) {
   return s;
 }
 
-bool parse_rank_reduce(const std::string& text, RankReduce* out) {
-  if (text == "mean") *out = RankReduce::Mean;
-  else if (text == "max") *out = RankReduce::Max;
-  else if (text == "min") *out = RankReduce::Min;
-  else if (text == "rank0") *out = RankReduce::Rank0;
-  else return false;
-  return true;
-}
-
 std::vector<double> reduce_across_ranks(const std::vector<std::vector<double>>& samples, RankReduce how) {
   if (samples.empty()) return {};
   const std::size_t iters = samples[0].size();

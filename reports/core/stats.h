@@ -1,6 +1,8 @@
 // Summary statistics of per-iteration samples.
 #pragma once
 
+#include "common/rank_reduce.h"
+
 #include <span>
 #include <vector>
 
@@ -14,8 +16,7 @@ TimeStats summarize(std::span<const double> samples);
 // Median of a copy (the input is left alone); 0 for no samples.
 double median(std::span<const double> samples);
 
-enum class RankReduce { Mean, Max, Min, Rank0 };
-bool parse_rank_reduce(const std::string& text, RankReduce* out);
+using collbench::RankReduce;
 
 // One value per iteration from every rank's sample of that iteration: samples[rank][iter].
 std::vector<double> reduce_across_ranks(const std::vector<std::vector<double>>& samples, RankReduce how);

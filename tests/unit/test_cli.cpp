@@ -30,7 +30,7 @@ TEST(Cli, DefaultsSweepAllReduceAndAllToAllBothPlacements) {
   EXPECT_EQ(c.run.dtypes, std::vector<DType>{DType::Float});
   EXPECT_EQ(c.run.iters.fixed, 20);
   EXPECT_FALSE(c.run.iters.adaptive);
-  EXPECT_EQ(c.run.rank_reduce, "mean");
+  EXPECT_EQ(c.run.rank_reduce, RankReduce::Mean);
   EXPECT_EQ(c.run.backend, BackendKind::Auto);
 }
 
