@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin nlohmann-json3-dev libcli11-dev libfmt-dev
+packages=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libpmix-dev nlohmann-json3-dev libcli11-dev libfmt-dev
           libgtest-dev libgmock-dev libbenchmark-dev libfabric-dev libfabric-bin iproute2 python3)
 missing=()
 for p in "${packages[@]}"; do
