@@ -64,8 +64,6 @@ void finish_preflight_options(Command& cmd, std::map<std::string, std::string>& 
   finish_run_options(cmd.run, run_raw);
   cmd.run.timeout_s = std::clamp(o.budget_s / 4, 30.0, 300.0);
   if (!raw["timeout"].empty()) cmd.run.timeout_s = parse_duration(raw["timeout"], "--timeout");
-  if (!o.json.empty() && o.json.back() == '/')
-    throw UsageError(fmt::format("--json {}: names a folder; give a file name", o.json));
 }
 
 }  // namespace collbench

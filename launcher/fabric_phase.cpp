@@ -99,7 +99,7 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
             throw UsageError(fmt::format("-o {}: folder {} does not exist; create it or write elsewhere", o.output,
                                          dir.string()));
         }
-        instance_type = resolve_instance_type(spec.verdict, read_instance_type(CollectOptions{}.dmi_product_name));
+        instance_type = local_instance_type(spec.verdict);
         thresholds = thresholds_for(spec.verdict, instance_type);
         choice = ofi::choose_provider(o.provider, ofi::rdm_provider_names(), ofi::all_provider_names());
       }))

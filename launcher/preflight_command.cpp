@@ -12,7 +12,6 @@
 #include "bench/ofi/lanes.h"
 #include "launcher/agree.h"
 #include "launcher/budget.h"
-#include "launcher/env_collect.h"
 #include "launcher/fabric_phase.h"
 #include "launcher/finish.h"
 #include "launcher/hunt_phase.h"
@@ -62,7 +61,7 @@ int preflight_command(const Command& cmd, const std::vector<std::string>& argv) 
   if (int code = agree(control, [&] {
         if (rank != 0) return;
         thresholds =
-            thresholds_for(cmd.verdict, resolve_instance_type(cmd.verdict, read_instance_type(CollectOptions{}.dmi_product_name)));
+            thresholds_for(cmd.verdict, local_instance_type(cmd.verdict));
         if (!o.json.empty()) {
           try {
             journal.emplace(o.json, nlohmann::json{{"schema", report::kPreflightPartialSchema},
@@ -89,10 +88,10 @@ int preflight_command(const Command& cmd, const std::vector<std::string>& argv) 
     const PhasePlan& p = plan[i];
     report::PreflightPhase& phase = record.phases.emplace_back();
     phase.name = p.name;
-    if (!p.runs || p.name == "environment" || stopped) {
+    if (p.name == "environment") continue;  // read by the first sweep; settled after the loop
+    if (!p.runs || stopped) {
       phase.status = "skipped";
-      phase.reason = !p.runs ? p.reason : stopped ? "an earlier phase could not set up" : "";
-      if (p.name == "environment" && p.runs && !stopped) phase.status = "ran";  // filled by the first sweep
+      phase.reason = !p.runs ? p.reason : "an earlier phase could not set up";
       continue;
     }
     const double share = control.broadcast(rank == 0 ? phase_share_s(plan, i, o.budget_s - budget.elapsed_s()) : 0.0);
@@ -136,16 +135,14 @@ int preflight_command(const Command& cmd, const std::vector<std::string>& argv) 
       phase.document = r.document(phase.findings, report::exit_code_for(phase.findings, cmd.verdict.fail_on_warn));
     if (rank == 0 && journal) journal->append_line({{"phase", report::to_json(phase)}});
   }
-  record.phases.front().findings = environment;
-  if (!environment_read && record.phases.front().status == "ran") {
-    record.phases.front().status = "skipped";
-    record.phases.front().reason = "no sweep set up, so nothing read it";
-  }
-
+  report::PreflightPhase& env_phase = record.phases.front();
+  env_phase.status = environment_read ? "ran" : "skipped";
+  if (!environment_read) env_phase.reason = plan.front().runs ? "no sweep set up, so nothing read it" : plan.front().reason;
+  env_phase.findings = std::move(environment);
   const bool nothing_ran =
       std::none_of(record.phases.begin() + 1, record.phases.end(), [](const auto& p) { return p.status == "ran"; });
   if (nothing_ran)
-    record.phases.front().findings.push_back(
+    env_phase.findings.push_back(
         {"PREFLIGHT_NOTHING_RAN", report::Tag::Warn, report::Priority::P1,
          "no phase measured anything (each was skipped, for the reason in the plan): this is no go-ahead; drop "
          "--skip, or run on the nodes the job will use",

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "bench/errors.h"
+#include "launcher/env_collect.h"
 #include "reports/thresholds/instance_types.h"
 #include "reports/core/suggest.h"
 #include "reports/thresholds/thresholds.h"
@@ -29,6 +30,10 @@ std::string default_thresholds_dir() {
       if (fs::is_directory(candidate)) return candidate.string();
   }
   return COLLBENCH_SOURCE_THRESHOLDS;
+}
+
+std::string local_instance_type(const VerdictOptions& v) {
+  return resolve_instance_type(v, read_instance_type(CollectOptions{}.dmi_product_name));
 }
 
 std::optional<report::InstanceThresholds> thresholds_for(const VerdictOptions& v, const std::string& instance_type) {

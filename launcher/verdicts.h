@@ -14,6 +14,9 @@ namespace collbench {
 // The instance type to judge against: --instance-type, else `detected` (the DMI product name).
 std::string resolve_instance_type(const VerdictOptions& v, const std::string& detected);
 
+// resolve_instance_type with this machine's DMI product name, for commands that read no environment.
+std::string local_instance_type(const VerdictOptions& v);
+
 // The thresholds --thresholds and the instance type select, if any. A broken thresholds file throws
 // UsageError naming the file, the key and the fix.
 std::optional<report::InstanceThresholds> thresholds_for(const VerdictOptions& v, const std::string& instance_type);

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 #include "reports/core/json_report.h"
@@ -45,6 +46,10 @@ nlohmann::json run_first_line(const RunHeader& header) {
 Journal::Journal(std::string path, const RunHeader& header) : Journal(std::move(path), run_first_line(header)) {}
 
 Journal::Journal(std::string path, const nlohmann::json& first) : path_(std::move(path)) {
+  // A folder would take PATH.partial inside it and fail only at the end, when PATH cannot be renamed.
+  std::error_code ec;
+  if (path_.empty() || path_.back() == '/' || std::filesystem::is_directory(path_, ec))
+    throw std::runtime_error(fmt::format("'{}' is a folder, not a file name", path_));
   partial_ = std::fopen(partial_path().c_str(), "w");
   if (partial_ == nullptr) throw file_error("create", partial_path());
   write_line(first);

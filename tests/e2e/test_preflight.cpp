@@ -72,6 +72,10 @@ TEST_F(Preflight, BadInputExitsTwoBeforeAnythingRuns) {
   EXPECT_NE(r.err.find("--json"), std::string::npos) << describe(r);
   EXPECT_EQ(r.out.find("phase 2 of 5"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir_ / "missing"));
+  const Result folder = collbench("preflight --backend mpi --json " + dir_.string(), 2);
+  EXPECT_EQ(folder.code, 2) << describe(folder);
+  EXPECT_NE(folder.err.find("is a folder"), std::string::npos) << describe(folder);
+  EXPECT_FALSE(fs::exists(dir_ / ".partial"));
 }
 
 TEST_F(Preflight, NothingLeftToRunIsNotAGo) {

@@ -83,6 +83,10 @@ TEST(Journal, AppendsEachCaseThenWritesTheFinalFileAtomically) {
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   EXPECT_EQ(nlohmann::json::parse(slurp(path))["schema"], kRunSchema);
   EXPECT_THROW(Journal((dir / "missing" / "x.json").string(), header()), std::runtime_error);
+  // A folder is refused at once, leaving nothing inside it.
+  EXPECT_THROW(Journal(dir.string(), header()), std::runtime_error);
+  EXPECT_THROW(Journal(dir.string() + "/", header()), std::runtime_error);
+  EXPECT_FALSE(std::filesystem::exists(dir / ".partial"));
   std::filesystem::remove_all(dir);
 }
 
