@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/short_list.h"
 #include "launcher/budget.h"
 #include "reports/pairs/group_verdicts.h"
 #include "reports/core/references.h"
@@ -55,11 +56,9 @@ Finding busy_hosts(const report::HuntRecord& r, const std::vector<std::string>& 
 }
 
 Finding hunt_budget_finding(const report::HuntRecord& r, const std::vector<std::string>& names) {
-  std::string pairs;
-  for (std::size_t i = 0; i < r.not_measured.size() && i < 8; ++i)
-    pairs += fmt::format("{}{}<->{}", pairs.empty() ? "" : ", ", names[r.not_measured[i].first],
-                         names[r.not_measured[i].second]);
-  if (r.not_measured.size() > 8) pairs += fmt::format(" and {} more", r.not_measured.size() - 8);
+  std::vector<std::string> listed;
+  for (const auto& [a, b] : r.not_measured) listed.push_back(fmt::format("{}<->{}", names[a], names[b]));
+  const std::string pairs = short_list(listed, 8, ", ");
   return {"HUNT_BUDGET_SPENT", report::Tag::Warn, report::Priority::P2,
           fmt::format("the budget of {:.0f} s ran out before {}{}{}; the verdicts use what was measured; rerun with a "
                       "larger --budget, or a smaller -b or -n",

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/short_list.h"
 #include "bench/errors.h"
 #include "bench/mpi_check.h"
 
@@ -141,11 +142,10 @@ Pmix& pmix() {
 }  // namespace
 
 std::string never_started_message(const std::vector<MissingRank>& missing, int size, double timeout_s) {
-  std::string list;
-  for (std::size_t i = 0; i < missing.size() && i < 16; ++i)
-    list += fmt::format("{}rank {}{}", list.empty() ? "" : ", ", missing[i].rank,
-                        missing[i].host.empty() ? "" : fmt::format(" (host {})", missing[i].host));
-  if (missing.size() > 16) list += fmt::format(" and {} more", missing.size() - 16);
+  std::vector<std::string> ranks;
+  for (const auto& m : missing)
+    ranks.push_back(fmt::format("rank {}{}", m.rank, m.host.empty() ? "" : fmt::format(" (host {})", m.host)));
+  const std::string list = short_list(ranks, 16, ", ");
   return fmt::format("collbench: error: MPI_Init did not finish within {:g} s: {} of the job's {} processes never "
                      "started: {}; the launcher placed them there and they never reached collbench (check that "
                      "host: its launcher daemon, the binary and its libraries, the container); every other process "

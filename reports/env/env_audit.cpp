@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "common/short_list.h"
 #include "reports/env/nccl_log.h"
 #include "reports/core/references.h"
 
@@ -194,12 +195,9 @@ void env_checks(const Ranks& rs, std::vector<Finding>& out) {
     for (const auto& d : differing)
       out.push_back(make("ENV_MISMATCH", Tag::Warn, Priority::P1, fmt::format("{}; {}", d, expected), ref::kEnvVars));
   } else {
-    const auto listed = static_cast<std::ptrdiff_t>(std::min(differing.size(), kListed));
-    std::vector<std::string> shown(differing.begin(), differing.begin() + listed);
-    std::string more = differing.size() > kListed ? fmt::format("; and {} more", differing.size() - kListed) : "";
     out.push_back(make("ENV_MISMATCH", Tag::Warn, Priority::P1,
-                       fmt::format("{} variables differ across ranks: {}{}; {}", differing.size(),
-                                   fmt::join(shown, "; "), more, expected),
+                       fmt::format("{} variables differ across ranks: {}; {}", differing.size(),
+                                   short_list(differing, kListed, "; "), expected),
                        ref::kEnvVars));
   }
   if (differing.empty() && rs.size() > 1)

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/short_list.h"
 #include "reports/fabric/fabric_math.h"
+#include "reports/pairs/pair_findings.h"
 #include "reports/core/references.h"
 #include "reports/core/text_table.h"
 
@@ -21,26 +23,6 @@ constexpr std::size_t kLatencyBatches = 20;
 std::string name_of(const FabricRun& run, int unit) {
   return static_cast<std::size_t>(unit) < run.units.size() ? run.units[unit].name : fmt::format("n{}", unit);
 }
-
-// A judged value in the measure's own unit: latency comes back from its rate.
-std::string value_text(FabricMeasure m, double v) {
-  if (m == FabricMeasure::Latency) return fmt::format("{:.1f} us", v > 0 ? 1000.0 / v : 0.0);
-  return fmt::format("{:.3f} GB/s", v);
-}
-
-// How much worse than the reference: latency "+240% latency", bandwidth "-35%".
-std::string worse_text(FabricMeasure m, double drop) {
-  if (m == FabricMeasure::Latency)
-    return fmt::format("{:.0f}% above", drop < 1 ? 100 * (1 / (1 - drop) - 1) : INFINITY);
-  return fmt::format("{:.0f}% below", 100 * drop);
-}
-
-std::string what_text(const FabricRun& run, FabricMeasure m) {
-  return m == FabricMeasure::Latency ? fmt::format("one-way latency at {}", size_text(run.latency_bytes))
-                                     : fmt::format("unidirectional bandwidth at {}", size_text(run.bandwidth_bytes));
-}
-
-const char* suffix(FabricMeasure m) { return m == FabricMeasure::Latency ? "LATENCY" : "BANDWIDTH"; }
 
 }  // namespace
 
@@ -74,14 +56,11 @@ std::vector<Finding> fabric_environment_findings(const FabricProvider& p, const 
     for (const auto& n : efa)
       if (n.devices < profile->efa_devices) short_nodes.push_back(fmt::format("{} ({})", n.node, n.devices));
     if (!short_nodes.empty()) {
-      std::vector<std::string> listed(short_nodes.begin(),
-                                      short_nodes.begin() + static_cast<std::ptrdiff_t>(std::min(short_nodes.size(), kListed)));
       out.push_back({"EFA_DEVICES_MISSING", Tag::Fail, Priority::P0,
                      fmt::format("{} of {} nodes show fewer EFA devices under /sys/class/infiniband than the {} "
-                                 "profile's {}: {}{}",
-                                 short_nodes.size(), efa.size(), type, profile->efa_devices, fmt::join(listed, ", "),
-                                 short_nodes.size() > kListed ? fmt::format(" and {} more", short_nodes.size() - kListed)
-                                                              : ""),
+                                 "profile's {}: {}",
+                                 short_nodes.size(), efa.size(), type, profile->efa_devices,
+                                 short_list(short_nodes, kListed, ", ")),
                      ref::kEfaConfig});
     } else {
       out.push_back({"EFA_DEVICES_OK", Tag::Pass, Priority::None,
@@ -144,17 +123,15 @@ std::optional<Finding> fabric_skipped_sizes_finding(const FabricRun& run, std::u
                                     fmt::join(kinds, ", ")));
     }
   if (lanes.empty()) return std::nullopt;
-  const std::size_t shown = std::min(lanes.size(), kListed);
   std::string judged;
   if (run.bandwidth_bytes && run.bandwidth_bytes < planned_bandwidth_bytes)
     judged = fmt::format("; bandwidth is judged at {} instead of {}, the largest size every lane measured",
                          size_text(run.bandwidth_bytes), size_text(planned_bandwidth_bytes));
   return Finding{"FABRIC_SIZES_SKIPPED", Tag::Warn, Priority::P2,
                  fmt::format("{} lane(s) ran out of their share of the budget before a measurement's warm-up and "
-                             "minimum samples, and skipped the larger sizes: {}{}{}; a rerun with a larger --budget or a "
+                             "minimum samples, and skipped the larger sizes: {}{}; a rerun with a larger --budget or a "
                              "smaller -e measures them",
-                             lanes.size(), fmt::join(lanes.begin(), lanes.begin() + static_cast<std::ptrdiff_t>(shown), "; "),
-                             lanes.size() > shown ? fmt::format(" and {} more", lanes.size() - shown) : "", judged),
+                             lanes.size(), short_list(lanes, kListed, "; "), judged),
                  ref::kPairwise};
 }
 
@@ -168,71 +145,31 @@ AttributionOptions fabric_attribution_options(FabricMeasure m) {
 
 std::vector<Finding> fabric_attribution_findings(const Attribution& a, const FabricRun& run, FabricMeasure m) {
   // A unit is a node, or on a one-node run a rank of it.
-  auto unit_subject = [&](int u) {
-    const auto& unit = run.units.at(static_cast<std::size_t>(u));
-    if (!run.per_rank || unit.ranks.size() != 1) return Subject::node(unit.name, unit.ranks);
-    const std::string node = run.nodes.empty() ? unit.name : run.nodes.front().name;
-    return Subject::rank(unit.ranks.front(), node);
-  };
-  std::vector<Finding> out;
-  const std::string what = what_text(run, m);
-  const std::string ref_value = value_text(m, a.cluster_median);
-  int stragglers = 0;
-  std::vector<std::string> doubts;
-  for (const auto& nv : a.nodes) {
-    if (nv.kind == NodeVerdict::Kind::Inconclusive)
-      doubts.push_back(fmt::format("{}{}: {}", name_of(run, nv.node),
-                                   std::isnan(nv.score) ? "" : " " + value_text(m, nv.score), nv.reason));
-    if (nv.kind != NodeVerdict::Kind::Straggler) continue;
-    ++stragglers;
-    std::string partners;
-    for (const auto& [u, v] : nv.worst_partners)
-      partners += fmt::format("{}{} {}", partners.empty() ? "" : ", ", name_of(run, u), value_text(m, v));
-    const std::string host = name_of(run, nv.node);
-    out.push_back({fmt::format("FABRIC_SLOW_NODE_{}", suffix(m)), Tag::Fail, Priority::P1,
-                   fmt::format("{}: {} {} (median over its partners), {} the cluster median {}; worst partners: {}; "
-                               "check this host's NIC and provider settings{}",
-                               host, what, value_text(m, nv.score), worse_text(m, nv.drop), ref_value, partners,
-                               run.per_rank ? ""
-                                            : fmt::format("; next step (copy, not run): scontrol update nodename={} "
-                                                          "state=drain reason=\"collbench fabric: slow\"",
-                                                          host)),
-                   ref::kStraggler, unit_subject(nv.node)});
+  PairUnits units;
+  for (const auto& u : run.units) {
+    units.names.push_back(u.name);
+    units.ranks.push_back(u.ranks);
   }
-  for (const auto& l : a.slow_links)
-    out.push_back({fmt::format("FABRIC_SLOW_LINK_{}", suffix(m)), Tag::Fail, Priority::P1,
-                   fmt::format("{} <-> {}: {} {}, {} the pair median {}, while neither node is slow with others; "
-                               "check the path between these two hosts",
-                               name_of(run, l.a), name_of(run, l.b), what, value_text(m, l.median),
-                               worse_text(m, l.drop), value_text(m, a.pair_median)),
-                   ref::kPairwise, Subject::link(name_of(run, l.a), name_of(run, l.b))});
-  if (!a.fabric_wide_rounds.empty())
-    out.push_back({"FABRIC_WIDE_SLOWDOWN", Tag::Warn, Priority::P1,
-                   fmt::format("round{} {}: most pairs' {} was far worse than in the other rounds; a fabric-wide "
-                               "event, not blamed on any node; rerun to see whether it persists",
-                               a.fabric_wide_rounds.size() > 1 ? "s" : "", fmt::join(a.fabric_wide_rounds, ", "), what),
-                   ref::kPairwise});
-  for (const auto& l : a.suspect_links)
-    doubts.push_back(fmt::format("{} <-> {} {} ({} the pair median, within the others' spread)", name_of(run, l.a),
-                                 name_of(run, l.b), value_text(m, l.median), worse_text(m, l.drop)));
-  if (!doubts.empty()) {
-    const std::size_t n = doubts.size();
-    doubts.resize(std::min(n, kListed));
-    out.push_back({"FABRIC_INCONCLUSIVE", Tag::Warn, Priority::P2,
-                   fmt::format("{} not judged ({}{}); rerun with more iterations (-n, --bw-iters)", what,
-                               fmt::join(doubts, "; "), n > kListed ? fmt::format("; and {} more", n - kListed) : ""),
-                   ref::kPairwise});
-  }
-  if (stragglers == 0 && a.slow_links.empty() && doubts.empty() && a.fabric_wide_rounds.empty()) {
-    double worst = 0;
-    for (const auto& nv : a.nodes)
-      if (!std::isnan(nv.drop)) worst = std::max(worst, nv.drop);
-    out.push_back({fmt::format("FABRIC_PAIRS_OK"), Tag::Pass, Priority::None,
-                   fmt::format("no slow node or link among {} {} on {}: median {}, worst node {} it", a.nodes.size(),
-                               run.per_rank ? "ranks" : "nodes", what, ref_value, worse_text(m, worst)),
-                   ""});
-  }
-  return out;
+  if (run.per_rank) units.host = run.nodes.empty() ? "localhost" : run.nodes.front().name;
+  const bool latency = m == FabricMeasure::Latency;
+  PairWords w;
+  w.what = latency ? fmt::format("one-way latency at {}", size_text(run.latency_bytes))
+                   : fmt::format("unidirectional bandwidth at {}", size_text(run.bandwidth_bytes));
+  w.scale = latency ? PairScale::Latency : PairScale::Bandwidth;
+  w.slow_node_code = latency ? "FABRIC_SLOW_NODE_LATENCY" : "FABRIC_SLOW_NODE_BANDWIDTH";
+  w.slow_link_code = latency ? "FABRIC_SLOW_LINK_LATENCY" : "FABRIC_SLOW_LINK_BANDWIDTH";
+  w.inconclusive_code = "FABRIC_INCONCLUSIVE";
+  w.pass_code = "FABRIC_PAIRS_OK";
+  w.one_pair_code = "FABRIC_ONE_PAIR";
+  w.node_advice = "check this host's NIC and provider settings";
+  w.drain_reason = "collbench fabric: slow";
+  w.wide_reference = ref::kPairwise;
+  w.more_samples = "-n, --bw-iters";
+  w.one_pair_hint = run.per_rank ? "the pair's own figures in the tables above; with a third rank, a slow rank or "
+                                   "link is named"
+                                 : "the pair's own figures in the tables above; with a third node (or on one node, "
+                                   "whose ranks pair with each other), a slow node or link is named";
+  return pair_findings(a, units, w);
 }
 
 }  // namespace collbench::report

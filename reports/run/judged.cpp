@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/short_list.h"
 #include "reports/core/text_table.h"
 
 namespace collbench::report {
@@ -55,12 +56,10 @@ std::optional<Finding> implausible_values_finding(const std::vector<CaseResult>&
       bad.push_back(fmt::format("{} {} at {}: {}", c.op, c.placement, size_text(c.bytes), fmt::join(what, ", ")));
   }
   if (bad.empty()) return std::nullopt;
-  const std::size_t shown = std::min<std::size_t>(bad.size(), 5);
   return Finding{"IMPLAUSIBLE_VALUES", Tag::Warn, Priority::P1,
                  fmt::format("values no measurement produces, so this input is not trusted and nothing in it was "
-                             "judged healthy: {}{}; check where the file came from",
-                             fmt::join(bad.begin(), bad.begin() + static_cast<std::ptrdiff_t>(shown), "; "),
-                             bad.size() > shown ? fmt::format(" and {} more", bad.size() - shown) : ""),
+                             "judged healthy: {}; check where the file came from",
+                             short_list(bad, 5, "; ")),
                  "", Subject::world()};
 }
 

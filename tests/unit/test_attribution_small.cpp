@@ -145,7 +145,8 @@ TEST(AttributionSmall, TwoNodesJudgeNoNodeAndSaySo) {
   const auto f = attribution_findings(at, hosts(2), "pair busbw");
   ASSERT_EQ(codes(f), std::vector<std::string>{"HUNT_TWO_NODES"});
   EXPECT_EQ(f[0].tag, Tag::Info);
-  EXPECT_NE(f[0].message.find("10 on pair busbw"), std::string::npos) << f[0].message;
+  // The one figure there is, in its unit.
+  EXPECT_NE(f[0].message.find("(pair busbw 10 GB/s)"), std::string::npos) << f[0].message;
   EXPECT_NE(f[0].message.find("cannot be pinned"), std::string::npos);
 }
 
