@@ -5,17 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "common/case_kinds.h"
 #include "common/rank_reduce.h"
 #include "kernels/types.h"
 
 namespace collbench {
 
-enum class Placement : std::uint8_t { OutOfPlace, InPlace };
 enum class BackendKind : std::uint8_t { Auto, Nccl, Mpi };
-// Which ranks run each collective: all of them, each node's ranks, or local rank i of every node.
-enum class Scope : std::uint8_t { World, Node, Rail };
-// "world", "node", "rail": the option's values and the JSON's group.scope.
-inline const char* scope_name(Scope s) { return s == Scope::Node ? "node" : s == Scope::Rail ? "rail" : "world"; }
 
 // How many timed iterations per case: a fixed count, or adaptive (stop when the relative standard
 // error of the mean falls under max_noise, after min_samples and min_time, or at max_time, or at

@@ -21,7 +21,7 @@ std::map<std::string, report::CaseResult> reference_cases(const std::vector<repo
   for (const auto& c : cases) {
     auto it = best.find(c.op);
     const bool better = it == best.end() || c.bytes > it->second.bytes ||
-                        (c.bytes == it->second.bytes && c.placement == "out_of_place");
+                        (c.bytes == it->second.bytes && c.placement == Placement::OutOfPlace);
     if (better && c.busbw_gbs > 0) best[c.op] = c;
   }
   return best;
@@ -50,7 +50,7 @@ int derive_thresholds_command(const Command& cmd) {
                 {"basis", "derived"},
                 {"source", fmt::format("{}: {} busbw {:.2f} GB/s at {} B on {} node(s); fail {:g}% and warn {:g}% "
                                        "below it (--margin)",
-                                       origin, c.placement, c.busbw_gbs, c.bytes, span.nodes, 100 * m, 50 * m)}};
+                                       origin, placement_name(c.placement), c.busbw_gbs, c.bytes, span.nodes, 100 * m, 50 * m)}};
     if (span.nodes > 1) {
       row["min_nodes"] = span.nodes;
       row["max_nodes"] = span.nodes;

@@ -17,7 +17,7 @@ GroupLayout make_layout(Scope scope, const report::WorldInfo& world) {
   l.scope = scope;
   l.group_of_rank.assign(static_cast<std::size_t>(world.ranks), 0);
   if (scope == Scope::World) {
-    report::GroupInfo g{scope_name(scope), 0, {}};
+    report::GroupInfo g{scope, 0, {}};
     for (int r = 0; r < world.ranks; ++r) g.ranks.push_back(r);
     l.groups.push_back(g);
     l.labels.push_back("all ranks");
@@ -26,7 +26,7 @@ GroupLayout make_layout(Scope scope, const report::WorldInfo& world) {
   if (scope == Scope::Node) {
     for (const auto& n : world.nodes) {
       const int id = static_cast<int>(l.groups.size());
-      l.groups.push_back({scope_name(scope), id, n.ranks});
+      l.groups.push_back({scope, id, n.ranks});
       l.labels.push_back(n.name);
       for (int r : n.ranks) l.group_of_rank[static_cast<std::size_t>(r)] = id;
     }
@@ -36,7 +36,7 @@ GroupLayout make_layout(Scope scope, const report::WorldInfo& world) {
     for (const auto& n : world.nodes) {
       for (std::size_t i = 0; i < n.ranks.size(); ++i) {
         if (i == l.groups.size()) {
-          l.groups.push_back({scope_name(scope), static_cast<int>(i), {}});
+          l.groups.push_back({scope, static_cast<int>(i), {}});
           l.labels.push_back(fmt::format("local rank {} of every node", i));
         }
         l.groups[i].ranks.push_back(n.ranks[i]);
@@ -102,7 +102,7 @@ std::vector<report::Finding> group_comparison_findings(const GroupLayout& layout
   // Largest out-of-place size per op, in the order the ops were run.
   std::vector<std::pair<std::string, std::uint64_t>> largest;
   for (const auto& c : cases) {
-    if (c.placement != "out_of_place") continue;
+    if (c.placement != Placement::OutOfPlace) continue;
     auto it = std::find_if(largest.begin(), largest.end(), [&](const auto& x) { return x.first == c.op; });
     if (it == largest.end())
       largest.push_back({c.op, c.bytes});
@@ -118,7 +118,7 @@ std::vector<report::Finding> group_comparison_findings(const GroupLayout& layout
       scores[g].hosts = report::hosts_of_ranks(nodes, layout.groups[g].ranks);
     }
     for (const auto& c : cases) {
-      if (c.op != op || c.bytes != bytes || c.placement != "out_of_place") continue;
+      if (c.op != op || c.bytes != bytes || c.placement != Placement::OutOfPlace) continue;
       const auto g = static_cast<std::size_t>(c.group.id);
       if (g >= scores.size() || c.time_us.median <= 0) continue;
       // busbw is computed from the mean time (as nccl-tests); rescaled to the median it resists outliers.

@@ -96,7 +96,7 @@ PhaseResult hunt_phase(Control& control, const HuntPhaseSpec& spec) {
   record.header.tool_version = COLLBENCH_VERSION;
   record.header.started_at = now_utc();
   record.header.argv = spec.argv;
-  record.header.rank_reduce = rank_reduce_name(RankReduce::Mean);
+  record.header.rank_reduce = RankReduce::Mean;
   record.plan.pattern = hunt.pattern;
   record.plan.op = collective_info(opts.ops.front()).name;
   std::optional<report::Journal>& journal = shared->journal;

@@ -136,7 +136,7 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
     header.argv = spec.argv;
     header.sweep = {opts.min_bytes, opts.max_bytes, opts.factor, opts.step_bytes, opts.warmup,
                     opts.iters.adaptive ? "auto" : std::to_string(opts.iters.fixed), opts.check_iters};
-    header.rank_reduce = rank_reduce_name(opts.rank_reduce);
+    header.rank_reduce = opts.rank_reduce;
     header.notes = plan.notes;
   }
   if (int code = agree(control, [&] {

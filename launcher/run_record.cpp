@@ -15,7 +15,7 @@ report::RawCase raw_case(const CaseMeasurement& m) {
   raw.op = std::string(info.name);
   raw.dtype = std::string(dtype_info(row.dtype).name);
   raw.redop = info.reduces ? std::string(redop_name(row.redop)) : "none";
-  raw.placement = m.placement == Placement::InPlace ? "in_place" : "out_of_place";
+  raw.placement = m.placement;
   raw.root = row.root;
   raw.bytes = row.bytes;
   raw.count = row.counts.param;

@@ -39,7 +39,7 @@ std::vector<Finding> scope_threshold_findings(const VerdictOptions& v, const std
     std::vector<report::CaseResult> mine;
     for (const auto& c : cases)
       if (c.group.id == static_cast<int>(g)) mine.push_back(c);
-    for (auto& c : mine) c.group.scope = "world";  // one node's collective is that node's whole world
+    for (auto& c : mine) c.group.scope = Scope::World;  // one node's collective is that node's whole world
     const report::RunSpan span{1, static_cast<int>(layout.groups[g].ranks.size()), {layout.labels[g]},
                                layout.groups[g].ranks};
     for (auto& f : threshold_findings(v, instance_type, t, mine, span)) out.push_back(std::move(f));

@@ -70,7 +70,7 @@ std::string op_from_ratio(const std::vector<ParsedRow>& rows, std::vector<std::s
   return "";
 }
 
-CaseResult make_case(const std::string& op, const ParsedRow& row, const ParsedPlacement& p, const char* placement) {
+CaseResult make_case(const std::string& op, const ParsedRow& row, const ParsedPlacement& p, Placement placement) {
   CaseResult c;
   c.op = op;
   c.dtype = row.type;
@@ -136,8 +136,8 @@ ExternalResults from_nccl_tests_text(std::string_view text, std::string_view fil
     if (op.empty()) op = op_from_ratio(t.rows, out.notes);
     if (op.empty()) op = "unknown";
     for (const auto& row : t.rows) {
-      if (row.out_of_place) out.cases.push_back(make_case(op, row, *row.out_of_place, "out_of_place"));
-      if (row.in_place) out.cases.push_back(make_case(op, row, *row.in_place, "in_place"));
+      if (row.out_of_place) out.cases.push_back(make_case(op, row, *row.out_of_place, Placement::OutOfPlace));
+      if (row.in_place) out.cases.push_back(make_case(op, row, *row.in_place, Placement::InPlace));
     }
   }
   infer_span(out, parsed.ranks, hints);
@@ -165,7 +165,8 @@ ExternalResults from_nccl_tests_json(const json& doc, std::string_view file_name
     row.count = r.value("count", std::uint64_t{0});
     row.type = r.value("type", "");
     row.redop = r.value("redop", "");
-    for (const auto& [key, placement] : {std::pair{"out_of_place", "out_of_place"}, std::pair{"in_place", "in_place"}}) {
+    for (const Placement placement : {Placement::OutOfPlace, Placement::InPlace}) {
+      const char* key = placement_name(placement);  // nccl-tests' JSON keys are these names
       if (!r.contains(key) || !r[key].is_object()) continue;
       const json& p = r[key];
       ParsedPlacement pp;

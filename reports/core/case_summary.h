@@ -12,7 +12,8 @@
 namespace collbench::report {
 
 struct RawCase {
-  std::string op, dtype, redop, placement;
+  std::string op, dtype, redop;
+  Placement placement = Placement::OutOfPlace;
   int root = -1;
   std::uint64_t bytes = 0, count = 0, requested_bytes = 0;
   double busbw_factor = 1;

@@ -15,13 +15,19 @@ CaseResult case_from_json(const json& c) {
   r.op = c.value("op", "");
   r.dtype = c.value("dtype", "");
   r.redop = c.value("redop", "");
-  r.placement = c.value("placement", "");
+  const std::string placement = c.value("placement", "out_of_place");
+  if (!parse_placement(placement, &r.placement))
+    throw std::invalid_argument(fmt::format("case placement '{}' is unknown: a collbench run file says out_of_place "
+                                            "or in_place", placement));
   r.root = c.value("root", -1);
   r.bytes = c.value("bytes", std::uint64_t{0});
   r.count = c.value("count", std::uint64_t{0});
   r.requested_bytes = c.value("requested_bytes", r.bytes);
   if (c.contains("group")) {
-    r.group.scope = c["group"].value("scope", "world");
+    const std::string scope = c["group"].value("scope", "world");
+    if (!parse_scope(scope, &r.group.scope))
+      throw std::invalid_argument(
+          fmt::format("case group scope '{}' is unknown: a collbench run file says world, node or rail", scope));
     r.group.id = c["group"].value("id", 0);
     r.group.ranks = c["group"].value("ranks", std::vector<int>{});
   }

@@ -11,6 +11,7 @@
 
 namespace collbench::report {
 
+// Throws std::invalid_argument for a placement or group scope this build does not know.
 CaseResult case_from_json(const nlohmann::json& c);
 std::vector<CaseResult> cases_from_json(const nlohmann::json& doc);
 RunSpan span_from_json(const nlohmann::json& doc);

@@ -41,7 +41,7 @@ json to_json(const RunHeader& h) {
         {"warmup", s.warmup},
         {"iters", s.iters},
         {"check_iters", s.check_iters},
-        {"rank_reduce", h.rank_reduce}}},
+        {"rank_reduce", rank_reduce_name(h.rank_reduce)}}},
       {"notes", h.notes},
   };
 }
@@ -54,12 +54,12 @@ json to_json(const CaseResult& c) {
       {"op", c.op},
       {"dtype", c.dtype},
       {"redop", c.redop},
-      {"placement", c.placement},
+      {"placement", placement_name(c.placement)},
       {"root", c.root},
       {"bytes", c.bytes},
       {"count", c.count},
       {"requested_bytes", c.requested_bytes},
-      {"group", {{"scope", c.group.scope}, {"id", c.group.id}, {"ranks", c.group.ranks}}},
+      {"group", {{"scope", scope_name(c.group.scope)}, {"id", c.group.id}, {"ranks", c.group.ranks}}},
       {"time_us",
        {{"median", t.median},
         {"mean", t.mean},

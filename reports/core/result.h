@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "common/case_kinds.h"
+#include "common/rank_reduce.h"
+
 namespace collbench::report {
 
 inline constexpr const char* kRunSchema = "collbench.run/1";
@@ -54,7 +57,7 @@ struct RunHeader {
   std::vector<std::string> argv;
   WorldInfo world;
   SweepInfo sweep;
-  std::string rank_reduce;
+  RankReduce rank_reduce = RankReduce::Mean;
   std::vector<std::string> notes;
 };
 
@@ -64,7 +67,7 @@ struct TimeStats {  // microseconds
 };
 
 struct GroupInfo {
-  std::string scope = "world";
+  Scope scope = Scope::World;
   int id = 0;
   std::vector<int> ranks;
 };
@@ -75,7 +78,8 @@ struct NodeMedian {
 };
 
 struct CaseResult {
-  std::string op, dtype, redop, placement;  // redop "none" for ops that do not reduce
+  std::string op, dtype, redop;  // redop "none" for ops that do not reduce
+  Placement placement = Placement::OutOfPlace;
   int root = -1;
   std::uint64_t bytes = 0, count = 0, requested_bytes = 0;
   GroupInfo group;

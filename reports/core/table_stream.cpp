@@ -12,7 +12,7 @@ std::string TableStream::add(const CaseResult& c) {
   if (table_.size() - row_start_ == per_row_) {
     const CaseResult* oop = nullptr;
     const CaseResult* ip = nullptr;
-    for (std::size_t i = row_start_; i < table_.size(); ++i) (table_[i].placement == "in_place" ? ip : oop) = &table_[i];
+    for (std::size_t i = row_start_; i < table_.size(); ++i) (table_[i].placement == Placement::InPlace ? ip : oop) = &table_[i];
     out += render_row(oop, ip);
     row_start_ = table_.size();
   }

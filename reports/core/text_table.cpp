@@ -46,7 +46,7 @@ std::string render_preamble(const RunHeader& h) {
   for (const auto& n : w.nodes) out += fmt::format("#   node {} ranks {}\n", n.name, format_ranks(n.ranks));
   out += fmt::format("# Versions: {}\n", versions_line(w));
   out += fmt::format("# Time: per-iteration samples, reduced across ranks by {}; the time column is their mean\n",
-                     h.rank_reduce);
+                     rank_reduce_name(h.rank_reduce));
   for (const auto& note : h.notes) out += fmt::format("# Note: {}\n", note);
   const SweepInfo& s = h.sweep;
   const std::string step =

@@ -17,7 +17,7 @@ namespace collbench::report {
 namespace {
 
 using Series = std::map<std::uint64_t, double>;  // bytes -> busbw of one placement
-using SeriesKey = std::tuple<std::string, std::string, std::string, int>;  // op, dtype, group scope, group id
+using SeriesKey = std::tuple<std::string, std::string, Scope, int>;  // op, dtype, group scope, group id
 
 struct Dip {
   std::vector<std::uint64_t> sizes;
@@ -66,7 +66,7 @@ std::vector<Dip> dips_in(const Series& s, double min_drop, const CurveRule& rule
 }  // namespace
 
 std::vector<Finding> curve_dip_findings(const std::vector<CaseResult>& cases, const CurveRule& rule) {
-  std::map<SeriesKey, std::map<std::string, Series>> series;  // placement -> series
+  std::map<SeriesKey, std::map<Placement, Series>> series;  // placement -> series
   for (const auto& c : cases)
     if (std::isfinite(c.busbw_gbs))
       series[{c.op, c.dtype, c.group.scope, c.group.id}][c.placement][c.bytes] = c.busbw_gbs;
@@ -82,15 +82,19 @@ std::vector<Finding> curve_dip_findings(const std::vector<CaseResult>& cases, co
           spread.push_back(std::abs(x - it->second) / ((x + it->second) / 2));
     }
     const double min_drop = std::max(rule.min_drop, rule.noise_factor * (spread.empty() ? 0 : median(spread)));
-    // A dip counts where every placement has it at the same sizes.
+    // A dip counts where every placement has it at the same sizes, and is as deep as the shallower
+    // placement says: both agree it is at least that far below.
     std::vector<Dip> common;
     bool first = true;
     for (const auto& [placement, s] : placements) {
       auto dips = dips_in(s, min_drop, rule);
       if (first) common = std::move(dips);
       else
-        std::erase_if(common, [&](const Dip& d) {
-          return std::none_of(dips.begin(), dips.end(), [&](const Dip& e) { return e.sizes == d.sizes; });
+        std::erase_if(common, [&](Dip& d) {
+          const auto e = std::find_if(dips.begin(), dips.end(), [&](const Dip& x) { return x.sizes == d.sizes; });
+          if (e == dips.end()) return true;
+          for (std::size_t k = 0; k < d.drops.size(); ++k) d.drops[k] = std::min(d.drops[k], e->drops[k]);
+          return false;
         });
       first = false;
     }
@@ -109,7 +113,7 @@ std::vector<Finding> curve_dip_findings(const std::vector<CaseResult>& cases, co
                                "(the table's own in-place/out-of-place spread is {:.1f}%); a protocol or algorithm "
                                "switch at those sizes is the usual cause: compare NCCL versions, NCCL_PROTO and "
                                "NCCL_ALGO, and the tuner plugin",
-                               op, dtype, scope == "world" ? "" : fmt::format(" ({} {})", scope, id),
+                               op, dtype, scope == Scope::World ? "" : fmt::format(" ({} {})", scope_name(scope), id),
                                fmt::join(parts, "; "),
                                placements.size() == 2 ? "both placements" : "the placement measured",
                                spread.empty() ? 0.0 : 100 * median(spread)),

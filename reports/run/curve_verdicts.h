@@ -22,7 +22,8 @@ struct CurveRule {
   int max_run = 3;
 };
 
-// CURVE_DIP (WARN P1), one per op/datatype/group with a dip, naming the sizes. For GPU results: a
+// CURVE_DIP (WARN P1), one per op/datatype/group with a dip, naming the sizes and the depth both
+// placements agree on (the shallower). For GPU results: a
 // host's memcpy curve has cache cliffs (a 2-rank mpi-backend run here fell 58% at 32-128 MiB in
 // one run of three), so the mpi backend's runs are not held to it (curve_rule_applies).
 std::vector<Finding> curve_dip_findings(const std::vector<CaseResult>& cases, const CurveRule& rule = {});

@@ -47,13 +47,13 @@ std::optional<Finding> implausible_values_finding(const std::vector<CaseResult>&
     if (impossible(c.algbw_gbs)) what.push_back(fmt::format("algbw {:g}", c.algbw_gbs));
     if (impossible(c.busbw_gbs)) what.push_back(fmt::format("busbw {:g}", c.busbw_gbs));
     if (c.wrong && *c.wrong < 0) what.push_back(fmt::format("#wrong {}", *c.wrong));
-    if (limit && c.group.scope == "world")
+    if (limit && c.group.scope == Scope::World)
       if (const auto bound = network_busbw_bound(c.op, *limit); bound && c.busbw_gbs > *bound * kPrintedRounding)
         what.push_back(fmt::format("busbw {:.1f} GB/s, above the {:.0f} GB/s that {} nodes of {} ({:g} GB/s of "
                                    "network each) can carry",
                                    c.busbw_gbs, *bound, limit->nodes, limit->instance, limit->node_gbytes));
     if (!what.empty())
-      bad.push_back(fmt::format("{} {} at {}: {}", c.op, c.placement, size_text(c.bytes), fmt::join(what, ", ")));
+      bad.push_back(fmt::format("{} {} at {}: {}", c.op, placement_name(c.placement), size_text(c.bytes), fmt::join(what, ", ")));
   }
   if (bad.empty()) return std::nullopt;
   return Finding{"IMPLAUSIBLE_VALUES", Tag::Warn, Priority::P1,

@@ -44,7 +44,7 @@ std::vector<Finding> result_findings(const std::vector<CaseResult>& cases, const
                                     hosts.empty() ? "" : fmt::format(" ({})", fmt::join(hosts, ", ")));
     out.push_back({"WRONG_RESULTS", Tag::Fail, Priority::P0,
                    fmt::format("{} wrong elements{} in {} of {} cases; first: {} {} {} {} B (expected exact results)",
-                               wrong, where, bad, cases.size(), first->op, first->dtype, first->placement,
+                               wrong, where, bad, cases.size(), first->op, first->dtype, placement_name(first->placement),
                                first->bytes),
                    ref::kHardware, ranks.empty() ? Subject::world() : Subject::ranks_on(ranks, hosts)});
   }

@@ -28,10 +28,10 @@ std::string where(const RunSpan& span) {
 const CaseResult* pick(const std::vector<CaseResult>& cases, const ThresholdRow& row) {
   const CaseResult* best = nullptr;
   const auto rank = [](const CaseResult& c) {
-    return (c.placement == "out_of_place" ? 0 : 2) + (c.dtype == "float" ? 0 : 1);
+    return (c.placement == Placement::OutOfPlace ? 0 : 2) + (c.dtype == "float" ? 0 : 1);
   };
   for (const auto& c : cases) {
-    if (c.op != row.op || c.bytes < row.bytes || c.group.scope != "world") continue;
+    if (c.op != row.op || c.bytes < row.bytes || c.group.scope != Scope::World) continue;
     if (best == nullptr || c.bytes < best->bytes || (c.bytes == best->bytes && rank(c) < rank(*best))) best = &c;
   }
   return best;
@@ -75,7 +75,7 @@ std::vector<Finding> judge_thresholds(const std::vector<CaseResult>& cases, cons
     }
     const std::string measured =
         fmt::format("{} {} busbw {:.2f} GB/s at {} ({}) on {}", row.op, c->dtype, c->busbw_gbs, size_text(c->bytes),
-                    c->placement == "in_place" ? "in-place" : "out-of-place", where(span));
+                    c->placement == Placement::InPlace ? "in-place" : "out-of-place", where(span));
     const Subject subject = measured_on(span);
     if (c->busbw_gbs < row.fail_below)
       out.push_back(

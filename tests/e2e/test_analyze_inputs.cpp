@@ -145,8 +145,9 @@ TEST_F(AnalyzeInputs, AnUnfinishedRunIsSaidIncomplete) {
 
 TEST_F(AnalyzeInputs, ADipInTheCurveIsNamedAndHealthyCurvesAreNot) {
   Result r = collbench("analyze --thresholds none " + (kWritten / "all_reduce_2x_p5_dip-512K-1M.txt").string());
-  EXPECT_NE(r.out.find("[WARN] CURVE_DIP (P1): all_reduce float busbw dips where it should rise: 512 KiB (55% below), "
-                       "1 MiB (55% below), against the curve through 256 KiB and 2 MiB"),
+  // Out-of-place is 52% below the curve there, in-place 55%: the depth both agree on.
+  EXPECT_NE(r.out.find("[WARN] CURVE_DIP (P1): all_reduce float busbw dips where it should rise: 512 KiB (52% below), "
+                       "1 MiB (52% below), against the curve through 256 KiB and 2 MiB"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("Advanced NCCL Tuning"), std::string::npos) << r.out;

@@ -35,7 +35,7 @@ TEST(Groups, WorldNodeAndRailLayouts) {
   const auto rail = make_layout(Scope::Rail, w);
   ASSERT_EQ(rail.groups.size(), 4u);
   EXPECT_EQ(rail.groups[2].ranks, (std::vector<int>{2, 6}));
-  EXPECT_EQ(rail.groups[2].scope, "rail");
+  EXPECT_EQ(rail.groups[2].scope, Scope::Rail);
   EXPECT_EQ(rail.group_of_rank[6], 2);
 }
 
@@ -60,7 +60,7 @@ TEST(Groups, ResultsPerGroupUseEachGroupsOwnRanksAndChecks) {
   const auto results = results_by_group(m, base, [](int n) { return 2.0 * (n - 1) / n; }, layout, w,
                                         report::RankReduce::Mean);
   ASSERT_EQ(results.size(), 2u);
-  EXPECT_EQ(results[0].group.scope, "node");
+  EXPECT_EQ(results[0].group.scope, Scope::Node);
   EXPECT_EQ(results[1].group.ranks, (std::vector<int>{2, 3}));
   EXPECT_EQ(results[0].wrong, 0);
   EXPECT_EQ(results[1].wrong, 3);

@@ -3,8 +3,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "reports/core/journal.h"
+#include "reports/core/json_read.h"
 #include "reports/core/json_report.h"
 
 namespace collbench::report {
@@ -34,7 +36,7 @@ TEST(Json, DocumentHasTheStableCore) {
   c.op = "all_reduce";
   c.dtype = "float";
   c.redop = "sum";
-  c.placement = "in_place";
+  c.placement = Placement::InPlace;
   c.bytes = 1024;
   c.count = 256;
   c.wrong = std::nullopt;
@@ -57,6 +59,33 @@ TEST(Json, DocumentHasTheStableCore) {
   EXPECT_EQ(doc["findings"][0]["priority"], "P0");
   EXPECT_EQ(doc["verdict"]["issues_found"], 1);
   EXPECT_EQ(doc["verdict"]["exit_code"], 3);
+}
+
+TEST(Json, PlacementAndScopeReadBackAsWrittenAndUnknownOnesAreRefused) {
+  CaseResult c;
+  c.op = "all_reduce";
+  c.placement = Placement::InPlace;
+  c.group.scope = Scope::Rail;
+  c.group.id = 3;
+  const auto doc = run_document(header(), {c}, {}, {true, "", 0, 0});
+  EXPECT_EQ(doc["cases"][0]["placement"], "in_place");
+  EXPECT_EQ(doc["cases"][0]["group"]["scope"], "rail");
+  const CaseResult back = case_from_json(doc["cases"][0]);
+  EXPECT_EQ(back.placement, Placement::InPlace);
+  EXPECT_EQ(back.group.scope, Scope::Rail);
+  EXPECT_EQ(back.group.id, 3);
+
+  auto bad = doc["cases"][0];
+  bad["placement"] = "in-place";
+  try {
+    case_from_json(bad);
+    ADD_FAILURE() << "an unknown placement was read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("placement 'in-place' is unknown"), std::string::npos) << e.what();
+  }
+  bad = doc["cases"][0];
+  bad["group"]["scope"] = "pod";
+  EXPECT_THROW(case_from_json(bad), std::invalid_argument);
 }
 
 TEST(Journal, AppendsEachCaseThenWritesTheFinalFileAtomically) {

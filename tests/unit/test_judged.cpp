@@ -32,7 +32,7 @@ TEST(NetworkBound, NoBoundWithinOneNodeOrForAnUnknownOp) {
 CaseResult world_case(const std::string& op, double busbw) {
   CaseResult c;
   c.op = op;
-  c.placement = "out-of-place";
+  c.placement = Placement::OutOfPlace;
   c.bytes = 1ull << 30;
   c.time_us.mean = 1000;
   c.algbw_gbs = busbw / 1.875;
@@ -53,7 +53,7 @@ TEST(ImplausibleValues, BusbwAboveTheNetworkBoundIsNotTrusted) {
   // Without the network's limit the same value is not judged, and a node-scope case never is.
   EXPECT_FALSE(implausible_values_finding({world_case("all_reduce", 805)}));
   CaseResult node = world_case("all_reduce", 805);
-  node.group.scope = "node";
+  node.group.scope = Scope::Node;
   EXPECT_FALSE(implausible_values_finding({node}, kTwoP5));
 }
 

@@ -10,7 +10,7 @@
 namespace collbench::report {
 namespace {
 
-CaseResult make_case(const std::string& placement, double mean_us, std::optional<std::int64_t> wrong) {
+CaseResult make_case(Placement placement, double mean_us, std::optional<std::int64_t> wrong) {
   CaseResult c;
   c.op = "all_reduce";
   c.dtype = "float";
@@ -43,8 +43,8 @@ TEST(TextTable, TimeColumnPrecisionLikeNcclTests) {
 }
 
 TEST(TextTable, RowHasNcclTestsColumns) {
-  const CaseResult oop = make_case("out_of_place", 34448.4, 0);
-  const CaseResult ip = make_case("in_place", 34381.0, std::nullopt);
+  const CaseResult oop = make_case(Placement::OutOfPlace, 34448.4, 0);
+  const CaseResult ip = make_case(Placement::InPlace, 34381.0, std::nullopt);
   EXPECT_EQ(render_row(&oop, &ip),
             "  8589934592    2147483648     float     sum      -1    34448  249.36  467.54       0    34381  249.36  "
             "467.54     N/A\n");
@@ -58,7 +58,7 @@ TEST(TextTable, HeaderAndFooterLines) {
   EXPECT_EQ(h[4],
             "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   "
             "busbw  #wrong");
-  std::vector<CaseResult> cases{make_case("out_of_place", 1, 0), make_case("in_place", 1, 2)};
+  std::vector<CaseResult> cases{make_case(Placement::OutOfPlace, 1, 0), make_case(Placement::InPlace, 1, 2)};
   cases[1].busbw_gbs = 100;
   const auto f = lines(render_table_footer(cases));
   ASSERT_EQ(f.size(), 3u);
@@ -76,13 +76,13 @@ TEST(TextTable, FormatRanksCompressesRuns) {
 TEST(TableStream, EmitsRowsWhenCompleteAndParsesBack) {
   TableStream stream(2);
   std::string text;
-  text += stream.add(make_case("out_of_place", 100, 0));
+  text += stream.add(make_case(Placement::OutOfPlace, 100, 0));
   EXPECT_EQ(text.find("  8589934592"), std::string::npos) << "row printed before its in-place half";
-  text += stream.add(make_case("in_place", 90, 0));
-  CaseResult other = make_case("out_of_place", 50, 0);
+  text += stream.add(make_case(Placement::InPlace, 90, 0));
+  CaseResult other = make_case(Placement::OutOfPlace, 50, 0);
   other.op = "all_to_all";
   text += stream.add(other);
-  other.placement = "in_place";
+  other.placement = Placement::InPlace;
   text += stream.add(other);
   text += stream.finish();
 

@@ -42,7 +42,7 @@ CaseResult case_at(const std::string& op, std::uint64_t bytes, double busbw) {
   CaseResult c;
   c.op = op;
   c.dtype = "float";
-  c.placement = "out_of_place";
+  c.placement = Placement::OutOfPlace;
   c.bytes = bytes;
   c.busbw_gbs = busbw;
   return c;
