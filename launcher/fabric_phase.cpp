@@ -27,11 +27,13 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec&) {
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <span>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -173,9 +175,11 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
   const auto measurements = static_cast<double>(plan.latency_sizes.size() + 3 * plan.bandwidth_sizes.size());
   // Runs `rounds`, numbered from `first`, with `later` rounds expected after them, and gathers
   // their lanes to rank 0. Rounds the budget does not reach are recorded as not measured.
+  double load = 0;  // the most runnable tasks per core this rank saw around its rounds
   auto run_rounds = [&](const Schedule& rounds, int first, int later) {
     nlohmann::json mine = nlohmann::json::array();
     for (std::size_t r = 0; r < rounds.size(); ++r) {
+      load = std::max(load, runnable_per_core());
       const int rounds_left = static_cast<int>(rounds.size() - r) + later;
       const double slice = budget.next_slice(control, rounds_left, std::numeric_limits<double>::infinity());
       if (slice <= 0) {
@@ -209,6 +213,7 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
                                       hosts[static_cast<std::size_t>(peer)], e.what()));
         }
       }
+      load = std::max(load, runnable_per_core());
       control.barrier();
     }
     const std::vector<std::string> parts = control.gather_strings(mine.dump());
@@ -236,6 +241,8 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
   }
   confirm = broadcast_schedule(confirm, control);
   run_rounds(confirm, static_cast<int>(schedule.size()), 0);
+  const std::vector<double> loads = control.gather_to_root(std::span<const double>(&load, 1));
+  if (rank == 0) results.set_load(loads);
 
   PhaseResult out;
   if (int c = agree(control, [&] {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "reports/fabric/fabric_json.h"
+#include "reports/pairs/busy_hosts.h"
 #include "reports/fabric/fabric_math.h"
 #include "reports/fabric/fabric_text.h"
 #include "reports/fabric/fabric_verdicts.h"
@@ -113,6 +114,17 @@ void FabricResults::set_environment(const std::string& instance_type,
   }
 }
 
+void FabricResults::set_load(const std::vector<double>& runnable_by_rank) {
+  run_.runnable_per_core.clear();
+  for (const auto& n : run_.nodes) {
+    double busiest = 0;
+    for (int r : n.ranks)
+      if (static_cast<std::size_t>(r) < runnable_by_rank.size())
+        busiest = std::max(busiest, runnable_by_rank[static_cast<std::size_t>(r)]);
+    run_.runnable_per_core.push_back(busiest);
+  }
+}
+
 std::string FabricResults::header() const { return report::render_fabric_header(run_); }
 
 report::FabricLane& FabricResults::lane(int round, int a, int b, int lane, int rank_a, int rank_b) {
@@ -187,6 +199,12 @@ std::vector<report::Finding> FabricResults::judge() {
   std::vector<report::Finding> findings =
       report::fabric_environment_findings(run_.provider, run_.instance_type, profile_, efa);
 
+  std::vector<std::string> node_names;
+  for (const auto& node : run_.nodes) node_names.push_back(node.name);
+  const auto busy = report::busy_hosts_finding(run_.runnable_per_core, node_names,
+                                               {"the fabric rounds", "", " (for latency, four times theirs or more)"});
+  if (busy) findings.push_back(*busy);
+
   std::optional<report::Attribution>&lat = latency_, &bw = bandwidth_;
   std::string text = report::render_latency_table(run_) + report::render_bandwidth_table(run_);
   for (auto m : {report::FabricMeasure::Latency, report::FabricMeasure::Bandwidth}) {
@@ -195,6 +213,7 @@ std::vector<report::Finding> FabricResults::judge() {
     auto& slot = m == report::FabricMeasure::Latency ? lat : bw;
     report::AttributionOptions rule = report::fabric_attribution_options(m);
     rule.require_confirmation = run_.main_rounds >= 0;
+    if (busy) rule = report::busy_host_rule(rule);
     slot = report::attribute(samples, n, rule);
     text += report::render_fabric_matrix(*slot, run_, m == report::FabricMeasure::Latency);
     const auto f = report::fabric_attribution_findings(*slot, run_, m);

@@ -32,6 +32,8 @@ class FabricResults {
   void set_environment(const std::string& instance_type, const std::optional<report::InstanceThresholds>& t,
                        const std::vector<int>& efa_by_rank);
   std::string header() const;
+  // Per rank, the most runnable tasks per core it saw around its rounds; kept per node (the busiest).
+  void set_load(const std::vector<double>& runnable_by_rank);
 
   // A gathered array of lane_samples_json() objects.
   void add_lanes(const nlohmann::json& lanes);

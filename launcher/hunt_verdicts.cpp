@@ -7,6 +7,7 @@
 
 #include "common/short_list.h"
 #include "launcher/budget.h"
+#include "reports/pairs/busy_hosts.h"
 #include "reports/pairs/group_verdicts.h"
 #include "reports/core/references.h"
 #include "reports/core/text_table.h"
@@ -38,23 +39,6 @@ std::string hunt_plan_text(const report::HuntPlan& p, const Schedule& s, bool no
   return out;
 }
 
-Finding busy_hosts(const report::HuntRecord& r, const std::vector<std::string>& names) {
-  std::vector<std::string> hosts;
-  std::string list;
-  for (std::size_t i = 0; i < r.runnable_per_core.size() && i < names.size(); ++i)
-    if (r.runnable_per_core[i] > 1.0) {
-      hosts.push_back(names[i]);
-      if (hosts.size() <= 5) list += fmt::format("{}{} {:.1f}", list.empty() ? "" : ", ", names[i], r.runnable_per_core[i]);
-    }
-  if (hosts.empty()) return {};
-  return {"HOSTS_BUSY", report::Tag::Info, report::Priority::None,
-          fmt::format("{} of {} nodes had more runnable tasks than cores during the hunt ({}{} per core): CPU "
-                      "contention slows pairs and a node's own collective by itself, so only a pair at a quarter of "
-                      "the others or below is called slow, and a node slow on its own path is left in doubt",
-                      hosts.size(), names.size(), list, hosts.size() > 5 ? ", ..." : ""),
-          report::ref::kStraggler, report::Subject::nodes(hosts)};
-}
-
 Finding hunt_budget_finding(const report::HuntRecord& r, const std::vector<std::string>& names) {
   std::vector<std::string> listed;
   for (const auto& [a, b] : r.not_measured) listed.push_back(fmt::format("{}<->{}", names[a], names[b]));
@@ -79,10 +63,11 @@ HuntVerdict judge_hunt(const report::HuntRecord& record, const report::WorldInfo
   }
   report::AttributionOptions rule;
   rule.require_confirmation = true;
-  if (const auto busy = busy_hosts(record, names); !busy.message.empty()) {
-    // CPU contention slows pairs by up to a few times on its own: only far larger gaps accuse.
-    rule.min_drop = std::max(rule.min_drop, rule.max_excused);
-    findings.push_back(busy);
+  if (auto busy = report::busy_hosts_finding(record.runnable_per_core, names,
+                                              {"the hunt", " and a node's own collective",
+                                               ", and a node slow on its own path is left in doubt"})) {
+    rule = report::busy_host_rule(rule);
+    findings.push_back(std::move(*busy));
   }
   out.attribution = report::attribute(record.samples, static_cast<int>(names.size()), rule);
   if (!record.not_measured.empty() || record.node_phase_skipped) findings.push_back(hunt_budget_finding(record, names));

@@ -18,9 +18,6 @@ std::string pairs_text(const std::vector<std::pair<int, int>>& pairs, const std:
 // The plan block printed before the first round.
 std::string hunt_plan_text(const report::HuntPlan& p, const Schedule& s, bool node_phase, const report::WorldInfo& w);
 
-// HOSTS_BUSY when any node's CPUs were oversubscribed during the hunt; empty message otherwise.
-report::Finding busy_hosts(const report::HuntRecord& r, const std::vector<std::string>& names);
-
 // What the budget did not reach; the verdicts stand on the rest.
 report::Finding hunt_budget_finding(const report::HuntRecord& r, const std::vector<std::string>& names);
 

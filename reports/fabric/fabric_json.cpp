@@ -52,7 +52,11 @@ json fabric_document(const FabricRun& run, const Attribution* latency, const Att
   const FabricProvider& p = run.provider;
   const auto& o = run.options;
   json nodes = json::array(), units = json::array(), efa = json::array(), rounds = json::array(), pairs = json::array();
-  for (const auto& n : run.nodes) nodes.push_back(unit_json(n));
+  for (std::size_t i = 0; i < run.nodes.size(); ++i) {
+    json n = unit_json(run.nodes[i]);
+    n["runnable_per_core"] = i < run.runnable_per_core.size() ? json(run.runnable_per_core[i]) : json(nullptr);
+    nodes.push_back(n);
+  }
   for (const auto& u : run.units) units.push_back(unit_json(u));
   for (const auto& [node, count] : run.efa_devices) efa.push_back({{"node", node}, {"efa_devices", count}});
   for (std::size_t r = 0; r < run.rounds.size(); ++r) {

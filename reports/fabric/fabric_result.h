@@ -83,6 +83,7 @@ struct FabricRun {
   FabricProvider provider;
   int ranks = 0;
   std::vector<FabricUnit> nodes;  // hosts, in order of their lowest rank
+  std::vector<double> runnable_per_core;  // per node, the busiest its CPUs were around the rounds
   std::vector<FabricUnit> units;  // what the schedule pairs: the nodes, or ranks on a one-node run
   bool per_rank = false;          // units are ranks
   std::string pattern;

@@ -12,6 +12,7 @@
 #include "reports/fabric/fabric_math.h"
 #include "reports/core/stats.h"
 #include "reports/fabric/fabric_verdicts.h"
+#include "reports/pairs/busy_hosts.h"
 
 namespace collbench {
 namespace {
@@ -293,6 +294,28 @@ TEST(FabricAttribution, LowBandwidthNodeIsNamedInGigabytesPerSecond) {
   EXPECT_EQ(m.rfind("node1:", 0), 0u) << m;
   EXPECT_NE(m.find("GB/s"), std::string::npos) << m;
   EXPECT_NE(m.find("80% below"), std::string::npos) << m;
+}
+
+namespace {
+double lat_link_1_2_slow(int a, int b) { return a == 1 && b == 2 ? 120 : 50; }
+}  // namespace
+
+// A busy host slows a pair by a few times on its own (reports/pairs/busy_hosts.h): 2.4x the latency
+// names a link on quiet hosts only; 10x names a node either way.
+TEST(FabricAttribution, OnBusyHostsOnlyAFarLargerGapAccuses) {
+  const auto lat = report::FabricMeasure::Latency;
+  const auto link_run = synthetic_run(5, lat_link_1_2_slow, bw_flat);
+  const auto samples = report::fabric_pair_samples(link_run, lat);
+  const auto quiet = report::attribute(samples, 5, report::fabric_attribution_options(lat));
+  EXPECT_TRUE(has(report::fabric_attribution_findings(quiet, link_run, lat), "FABRIC_SLOW_LINK_LATENCY"));
+  const auto busy = report::attribute(samples, 5, report::busy_host_rule(report::fabric_attribution_options(lat)));
+  const auto f = report::fabric_attribution_findings(busy, link_run, lat);
+  EXPECT_FALSE(has(f, "FABRIC_SLOW_LINK_LATENCY"));  // within what contention does; HOSTS_BUSY says so
+
+  const auto node_run = synthetic_run(5, lat_node2_slow, bw_flat);
+  const auto node_busy = report::attribute(report::fabric_pair_samples(node_run, lat), 5,
+                                           report::busy_host_rule(report::fabric_attribution_options(lat)));
+  EXPECT_TRUE(has(report::fabric_attribution_findings(node_busy, node_run, lat), "FABRIC_SLOW_NODE_LATENCY"));
 }
 
 TEST(FabricAttribution, LatencyRateRoundTripsThroughTheMatrix) {

@@ -7,6 +7,7 @@
 
 #include "common/short_list.h"
 #include "reports/core/references.h"
+#include "reports/pairs/busy_hosts.h"
 #include "reports/pairs/pair_findings.h"
 
 namespace collbench::report {
@@ -166,6 +167,28 @@ TEST(PairFindings, LongDoubtListsAreCut) {
             std::string::npos)
       << doubt->message;
   EXPECT_EQ(doubt->message.find("host5"), std::string::npos) << doubt->message;
+}
+
+TEST(BusyHosts, OnlyOversubscribedNodesAreNamedAndTheRuleWidens) {
+  const std::vector<std::string> names{"a", "b", "c"};
+  EXPECT_FALSE(any_host_busy({0.5, 1.0, 0.9}));
+  EXPECT_FALSE(busy_hosts_finding({0.5, 1.0, 0.9}, names, {"the hunt", "", ""}));
+  EXPECT_TRUE(any_host_busy({0.5, 2.5, 0.9}));
+  const auto f = busy_hosts_finding({0.5, 2.5, 1.5}, names, {"the fabric rounds", "", " (four times)"});
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->code, "HOSTS_BUSY");
+  EXPECT_EQ(f->tag, Tag::Info);
+  EXPECT_EQ(f->subject, Subject::nodes({"b", "c"}));
+  EXPECT_NE(f->message.find("2 of 3 nodes had more runnable tasks than cores during the fabric rounds (b 2.5, c 1.5 "
+                            "per core)"),
+            std::string::npos)
+      << f->message;
+  EXPECT_NE(f->message.find("is called slow (four times)"), std::string::npos) << f->message;
+  const AttributionOptions quiet;
+  EXPECT_EQ(busy_host_rule(quiet).min_drop, quiet.max_excused);
+  AttributionOptions wide;
+  wide.min_drop = 0.9;
+  EXPECT_EQ(busy_host_rule(wide).min_drop, 0.9) << "never narrower than the rule it widens";
 }
 
 TEST(ShortList, NamesThenACount) {
