@@ -202,7 +202,9 @@ std::vector<report::Finding> FabricResults::judge() {
   std::vector<std::string> node_names;
   for (const auto& node : run_.nodes) node_names.push_back(node.name);
   const auto busy = report::busy_hosts_finding(run_.runnable_per_core, node_names,
-                                               {"the fabric rounds", "", " (for latency, four times theirs or more)"});
+                                               {"the fabric rounds", "",
+                                                " (for latency, four times theirs or more), and a pair slow on "
+                                                "latency is doubted, not named"});
   if (busy) findings.push_back(*busy);
 
   std::optional<report::Attribution>&lat = latency_, &bw = bandwidth_;
@@ -215,6 +217,7 @@ std::vector<report::Finding> FabricResults::judge() {
     rule.require_confirmation = run_.main_rounds >= 0;
     if (busy) rule = report::busy_host_rule(rule);
     slot = report::attribute(samples, n, rule);
+    if (busy && m == report::FabricMeasure::Latency) report::doubt_links_on_busy_hosts(*slot);
     text += report::render_fabric_matrix(*slot, run_, m == report::FabricMeasure::Latency);
     const auto f = report::fabric_attribution_findings(*slot, run_, m);
     findings.insert(findings.end(), f.begin(), f.end());

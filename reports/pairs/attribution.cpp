@@ -317,6 +317,7 @@ void confirm(Attribution& out, const Pooled& conf, const NodePass& pass, const B
       kept.push_back(l);
     } else if (!again) {
       out.suspect_links.push_back(l);
+      out.suspect_links.back().reason = "slow, not confirmed: no confirmation round measured it";
     }
   }
   out.slow_links = std::move(kept);
@@ -415,7 +416,8 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
                                           q.samples, opt.min_samples_per_pair);
       }
     } else if (pb.ref > 0 && (pb.slow(q.median) || drop >= 3 * opt.min_drop)) {
-      out.suspect_links.push_back({q.a, q.b, q.median, drop});
+      out.suspect_links.push_back(
+          {q.a, q.b, q.median, drop, "within the spread of the other pairs or the noise of its own iterations"});
     }
   }
   if (opt.require_confirmation) {

@@ -43,7 +43,8 @@ struct NodeVerdict {
 struct LinkVerdict {
   int a = 0, b = 0;
   double median = 0;
-  double drop = 0;  // fraction below pair_median
+  double drop = 0;     // fraction below pair_median
+  std::string reason;  // why it is in doubt, for a suspect link
 };
 
 struct Attribution {

@@ -18,6 +18,14 @@ AttributionOptions busy_host_rule(AttributionOptions o) {
   return o;
 }
 
+void doubt_links_on_busy_hosts(Attribution& a) {
+  for (auto& l : a.slow_links) {
+    l.reason = "slow while the hosts were busy, which alone can do this to a ping-pong; rerun when they are quiet";
+    a.suspect_links.push_back(std::move(l));
+  }
+  a.slow_links.clear();
+}
+
 std::optional<Finding> busy_hosts_finding(const std::vector<double>& runnable_per_core,
                                           const std::vector<std::string>& names, const BusyWords& words) {
   std::vector<std::string> hosts, loads;

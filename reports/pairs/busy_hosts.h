@@ -27,6 +27,12 @@ struct BusyWords {
   std::string also;    // what else the command does about it, e.g. ", and a node slow on ... doubt"
 };
 
+// Latency on busy hosts: a ping-pong waits for both of its processes to get a CPU at every message,
+// so one pair's latency can rise several times on contention alone (fake cluster, 5 runnable tasks
+// per core: a healthy pair at 4.6x the others, again in its confirmation round). Its slow links are
+// doubted, with that reason, not named; a node slow with every partner still is.
+void doubt_links_on_busy_hosts(Attribution& a);
+
 // HOSTS_BUSY (INFO) naming the busy nodes (up to five, with their load) and what it changed;
 // nullopt when none was busy. `runnable_per_core` and `names` by node.
 std::optional<Finding> busy_hosts_finding(const std::vector<double>& runnable_per_core,

@@ -140,11 +140,11 @@ std::vector<Finding> pair_findings(const Attribution& a, const PairUnits& units,
   if (!a.suspect_links.empty()) {
     std::vector<std::string> links;
     for (const auto& l : a.suspect_links)
-      links.push_back(fmt::format("{} <-> {} {} ({})", n.name(l.a), n.name(l.b), value(l.median), worse(l.drop)));
+      links.push_back(fmt::format("{} <-> {} {} ({}){}", n.name(l.a), n.name(l.b), value(l.median), worse(l.drop),
+                                  l.reason.empty() ? "" : ": " + l.reason));
     const auto& first = a.suspect_links.front();
     out.push_back({w.inconclusive_code, Tag::Warn, Priority::P2,
-                   fmt::format("{} pair(s) slower than the pair median {} on {} but within the spread of the other "
-                               "pairs or the noise of their own iterations ({}); {}",
+                   fmt::format("{} pair(s) slower than the pair median {} on {}, not named ({}); {}",
                                a.suspect_links.size(), value(a.pair_median), w.what, short_list(links, kListed, "; "),
                                rerun_text(w)),
                    ref::kPairwise,

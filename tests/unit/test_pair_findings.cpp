@@ -191,6 +191,19 @@ TEST(BusyHosts, OnlyOversubscribedNodesAreNamedAndTheRuleWidens) {
   EXPECT_EQ(busy_host_rule(wide).min_drop, 0.9) << "never narrower than the rule it widens";
 }
 
+TEST(BusyHosts, LatencyLinksOnBusyHostsAreDoubtedWithTheReason) {
+  Attribution a = everything();
+  a.suspect_links.clear();
+  doubt_links_on_busy_hosts(a);
+  EXPECT_TRUE(a.slow_links.empty());
+  ASSERT_EQ(a.suspect_links.size(), 1u);
+  const auto f = pair_findings(a, nodes(5), words("LAT", PairScale::Latency));
+  EXPECT_EQ(codes(f), (std::vector<std::string>{"LAT_NODE", "FABRIC_WIDE_SLOWDOWN", "LAT_DOUBT", "LAT_DOUBT"}));
+  EXPECT_EQ(f[3].subject, Subject::link("host3", "host4"));
+  EXPECT_NE(f[3].message.find("host3 <-> host4 83.3 us (67% above): slow while the hosts were busy"), std::string::npos)
+      << f[3].message;
+}
+
 TEST(ShortList, NamesThenACount) {
   EXPECT_EQ(short_list({"a", "b", "c", "d"}, 2, ", "), "a, b and 2 more");
   EXPECT_EQ(short_list({"x: 1", "y: 2", "z: 3"}, 2, "; "), "x: 1; y: 2; and 1 more");
