@@ -9,6 +9,7 @@
 #include "bench/errors.h"
 #include "bench/sizes.h"
 #include "launcher/cli_fabric.h"
+#include "launcher/cli_launch.h"
 #include "launcher/cli_preflight.h"
 #include "launcher/cli_run.h"
 #include "launcher/verdicts.h"
@@ -160,12 +161,19 @@ Command parse_command_line(const std::vector<std::string>& args) {
   derive->add_option("-o,--output", cmd.derive.output, "Write here instead of stdout");
   derive->add_option("--instance-type", cmd.verdict.instance_type, "Instance type, when the run does not record it");
 
+  std::map<std::string, std::string> launch_raw;
+  CLI::App* launch = add_launch_subcommand(app, cmd, launch_raw);
+  CLI::App* launch_slurm = launch->get_subcommand("slurm");
+  CLI::App* launch_k8s = launch->get_subcommand("k8s");
+  cmd.launch.argv = args;
+
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   CLI::App* active = &app;
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
-    for (CLI::App* sub : {run, hunt, fabric, preflight, analyze, compare, derive, thresholds})
+    for (CLI::App* sub : {run, hunt, fabric, preflight, analyze, compare, derive, thresholds, launch, launch_slurm,
+                          launch_k8s})
       if (sub->parsed()) active = sub;
     cmd.kind = Command::Kind::Help;
     cmd.text = active->help();
@@ -176,8 +184,10 @@ Command parse_command_line(const std::vector<std::string>& args) {
     return cmd;
   } catch (const CLI::ParseError& e) {
     std::string where = "collbench --help";
-    for (const auto* sub : {run, hunt, fabric, preflight, analyze, compare, thresholds})
+    for (const auto* sub : {run, hunt, fabric, preflight, analyze, compare, thresholds, launch})
       if (sub->parsed()) where = "collbench " + sub->get_name() + " --help";
+    for (const auto* sub : {launch_slurm, launch_k8s})
+      if (sub->parsed()) where = "collbench launch " + sub->get_name() + " --help";
     throw UsageError(fmt::format("{}; see '{}'", e.what(), where));
   }
   finish_verdict_options(cmd.verdict, raw);
@@ -216,6 +226,9 @@ Command parse_command_line(const std::vector<std::string>& args) {
   } else if (compare->parsed()) {
     if (!tolerance.empty()) cmd.compare.tolerance = parse_fraction(tolerance, "--tolerance");
     cmd.kind = Command::Kind::Compare;
+  } else if (launch->parsed()) {
+    finish_launch_options(cmd, *launch, launch_raw);
+    cmd.kind = Command::Kind::Launch;
   } else if (derive->parsed()) {
     cmd.derive.margin = parse_fraction(margin, "--margin");
     cmd.kind = Command::Kind::DeriveThresholds;

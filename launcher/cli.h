@@ -65,6 +65,23 @@ struct PreflightOptions {
   std::string provider = "auto";   // the fabric phase's libfabric provider
 };
 
+// `collbench launch slurm|k8s`: the file that runs a collbench command on a scheduler.
+struct LaunchOptions {
+  std::string target;  // slurm or k8s
+  int nodes = 0;
+  int tasks_per_node = 0;  // 0: the instance profile's GPUs
+  std::string job_name;    // empty: collbench-<command>
+  std::string partition, time_limit, container;
+  std::string launcher = "auto";  // auto | srun | mpirun
+  bool request_gpus = false;
+  std::string output_dir;  // empty: the current directory
+  std::string image, kube_namespace;
+  std::string collbench = "collbench";  // the binary as the nodes (or the image) find it
+  std::string output;                   // -o FILE; empty: stdout
+  std::vector<std::string> command;     // the collbench command after --
+  std::vector<std::string> argv;        // this command line, for the file's header
+};
+
 struct DeriveOptions {
   std::string run;
   double margin = 0.10;
@@ -72,7 +89,9 @@ struct DeriveOptions {
 };
 
 struct Command {
-  enum class Kind { Run, Hunt, Fabric, Preflight, Analyze, Compare, DeriveThresholds, Help, Version } kind = Kind::Help;
+  enum class Kind {
+    Run, Hunt, Fabric, Preflight, Analyze, Compare, DeriveThresholds, Launch, Help, Version
+  } kind = Kind::Help;
   RunOptions run;
   std::string baseline;  // run --baseline
   std::optional<double> tolerance;  // nullopt: report::default_tolerance
@@ -83,6 +102,7 @@ struct Command {
   AnalyzeOptions analyze;
   CompareOptions compare;
   DeriveOptions derive;
+  LaunchOptions launch;
   std::string text;  // help or version text to print
 };
 

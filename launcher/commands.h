@@ -18,5 +18,6 @@ int preflight_command(const Command& cmd, const std::vector<std::string>& argv);
 int analyze_command(const Command& cmd);
 int compare_command(const Command& cmd);
 int derive_thresholds_command(const Command& cmd);
+int launch_command(const Command& cmd);
 
 }  // namespace collbench

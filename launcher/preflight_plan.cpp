@@ -11,11 +11,11 @@ namespace collbench {
 std::vector<PhasePlan> preflight_plan(int nodes, int ranks, bool fabric_built, const std::vector<std::string>& skip) {
   std::vector<PhasePlan> plan = {
       {"environment", "versions, variables, limits, devices and plugin on every rank (from the first sweep's set-up)",
-       0},
-      {"node", "every node's own ranks at once (NVLink/NVSwitch): all_reduce and all_to_all", 0.2},
-      {"world", "all ranks together: all_reduce and all_to_all", 0.3},
-      {"pairs", "the hunt's screen: each node alone, then node pairs, then confirmation", 0.3},
-      {"fabric", "libfabric ping-pong latency and streaming bandwidth between node pairs", 0.2},
+       0, true, ""},
+      {"node", "every node's own ranks at once (NVLink/NVSwitch): all_reduce and all_to_all", 0.2, true, ""},
+      {"world", "all ranks together: all_reduce and all_to_all", 0.3, true, ""},
+      {"pairs", "the hunt's screen: each node alone, then node pairs, then confirmation", 0.3, true, ""},
+      {"fabric", "libfabric ping-pong latency and streaming bandwidth between node pairs", 0.2, true, ""},
   };
   const auto off = [&](const std::string& name, const std::string& why) {
     for (auto& p : plan)

@@ -73,7 +73,7 @@ require_root() {
 
 require_packages() {
   local missing=() c
-  for c in slurmctld slurmd sinfo sbatch srun scontrol munged munge unmunge ip unshare; do
+  for c in slurmctld slurmd sinfo sbatch srun scontrol munged munge unmunge ip unshare nsenter setsid; do
     command -v "$c" >/dev/null 2>&1 || missing+=("$c")
   done
   if [ ${#missing[@]} -gt 0 ]; then
@@ -83,19 +83,19 @@ require_packages() {
 }
 
 # --- processes ----------------------------------------------------------------------------------
-# Every daemon runs in the foreground (-D/-F) of a shell that wrote its own pid ($$) to
-# $STATE_DIR/pids/NAME before exec'ing it (ip netns exec, unshare and exec keep the pid), so the
-# pid is the daemon's from the first moment, whatever the daemon does with its own pid files.
-start_daemon() {  # NAME WRAPPER... -- COMMAND...  (WRAPPER: e.g. ip netns exec NS unshare --uts)
+# Every daemon runs in the foreground (-D/-F) of a shell that writes its own pid ($$) to
+# $STATE_DIR/pids/NAME and then exec's it (nsenter, unshare and exec keep the pid), so the pid is
+# the daemon's from the first moment, whatever the daemon does with its own pid files.
+start_daemon() {  # NAME WRAPPER... -- SHELL-COMMAND (WRAPPER: e.g. nsenter --net=... unshare --uts)
   local name=$1; shift
-  local wrap=() cmd
+  local wrap=()
   while [ "$1" != "--" ]; do wrap+=("$1"); shift; done
   shift
-  cmd="$*"
   # setsid: own session, so a caller's Ctrl-C or timeout(1) (which signals its process group)
   # does not take the daemons with it; down ends them by pid.
-  setsid "${wrap[@]}" sh -c 'echo $$ >"$1"; shift; exec "$@"' "$name" "$STATE_DIR/pids/$name" \
-    sh -c "$cmd" </dev/null >>"$LOG_DIR/$name.out" 2>&1 &
+  # shellcheck disable=SC2016  # $$ and $1 are the inner shell's
+  setsid "${wrap[@]}" sh -c 'echo $$ >"$0"; eval "$1"' "$STATE_DIR/pids/$name" "$1" \
+    </dev/null >>"$LOG_DIR/$name.out" 2>&1 &
 }
 
 # pid of daemon NAME if it is alive and still the program we started (comm matches), else empty.
@@ -141,6 +141,8 @@ SlurmdPidFile=$STATE_DIR/run/slurmd-%n.pid
 SlurmctldLogFile=$LOG_DIR/slurmctld.log
 SlurmdLogFile=$LOG_DIR/slurmd-%n.log
 PlugStackConfig=$STATE_DIR/plugstack.conf
+# All nodes share one filesystem: srun --mpi=pmix's per-step directories (under TmpFS) must differ.
+TmpFS=$STATE_DIR/tmp/%n
 # No cgroups here: track processes by parent pid, no task binding.
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -158,6 +160,7 @@ MinJobAge=300
 SlurmctldTimeout=30
 SlurmdTimeout=30
 KillWait=5
+MailProg=/bin/true
 EOF
   for ((i = 0; i < n; i++)); do
     echo "NodeName=node$i NodeAddr=$NET.$((FIRST_HOST + i)) CPUs=$cpus State=UNKNOWN" >>"$CONF"
@@ -196,17 +199,20 @@ cmd_down() {
 }
 
 wait_idle() {  # N
-  local n=$1 deadline=$((SECONDS + UP_TIMEOUT)) idle=0 states=""
+  local n=$1 deadline=$((SECONDS + UP_TIMEOUT)) idle=0 states="" i
   while [ "$SECONDS" -lt "$deadline" ]; do
     states=$(timeout 10 sinfo -h -N -o '%N %t' 2>&1 || true)
     idle=$(echo "$states" | awk '$2 == "idle"' | sort -u | wc -l)
     [ "$idle" -eq "$n" ] && return 0
     # A daemon that died will not come back: fail now rather than at the deadline.
     [ -n "$(live_pid slurmctld slurmctld)" ] || { echo "fake-slurm: slurmctld exited" >&2; return 1; }
+    for ((i = 0; i < n; i++)); do
+      [ -n "$(live_pid "slurmd-node$i" slurmd)" ] || { echo "fake-slurm: slurmd of node$i exited" >&2; return 1; }
+    done
     sleep 0.5
   done
   echo "fake-slurm: after ${UP_TIMEOUT}s only $idle of $n nodes are idle; sinfo says:" >&2
-  echo "$states" | sed 's/^/  /' >&2
+  awk '{ print "  " $0 }' <<<"$states" >&2
   return 1
 }
 
@@ -228,17 +234,16 @@ cmd_up() {
 
   mkdir -p "$STATE_DIR" "$LOG_DIR" "$STATE_DIR/pids" "$STATE_DIR/run" "$STATE_DIR/spool/ctld" "$STATE_DIR/munge"
   chmod 755 "$STATE_DIR"
-  chmod 700 "$STATE_DIR/munge"       # munged refuses a key or socket dir others can write
-  for ((i = 0; i < n; i++)); do mkdir -p "$STATE_DIR/spool/node$i"; done
+  for ((i = 0; i < n; i++)); do mkdir -p "$STATE_DIR/spool/node$i" "$STATE_DIR/tmp/node$i"; done
   write_conf "$n"
   export SLURM_CONF="$CONF"
 
   # munge: our own key (1 KiB of random bytes, as mungekey makes), socket, pid and seed file.
   dd if=/dev/urandom of="$STATE_DIR/munge/munge.key" bs=1024 count=1 status=none
   chmod 400 "$STATE_DIR/munge/munge.key"
-  start_daemon munged -- munged -F --force --socket="$MUNGE_SOCKET" \
-    --key-file="$STATE_DIR/munge/munge.key" --pid-file="$STATE_DIR/munge/munged.pid" \
-    --seed-file="$STATE_DIR/munge/munged.seed" --log-file="$LOG_DIR/munged.log"
+  start_daemon munged -- "exec munged -F --force --socket=$MUNGE_SOCKET \
+    --key-file=$STATE_DIR/munge/munge.key --pid-file=$STATE_DIR/munge/munged.pid \
+    --seed-file=$STATE_DIR/munge/munged.seed --log-file=$LOG_DIR/munged.log"
   for _ in $(seq 1 50); do
     munge -n -S "$MUNGE_SOCKET" 2>/dev/null | unmunge -S "$MUNGE_SOCKET" >/dev/null 2>&1 && break
     sleep 0.1
@@ -249,7 +254,9 @@ cmd_up() {
   # slurmctld: -i ignores state files' errors (there are none: StateSaveLocation is new).
   start_daemon slurmctld unshare --uts -- "hostname ctl && exec slurmctld -D -i -f $CONF"
   for ((i = 0; i < n; i++)); do
-    start_daemon "slurmd-node$i" ip netns exec "cb-node$i" unshare --uts -- \
+    # nsenter, not `ip netns exec`: that one mounts a fresh /sys, without /sys/fs/cgroup, and
+    # slurmd 22.05 loads its cgroup plugin (and fails without it) even with cgroup-free plugins.
+    start_daemon "slurmd-node$i" nsenter --net="/run/netns/cb-node$i" unshare --uts -- \
       "hostname node$i && exec slurmd -D -f $CONF -N node$i"
   done
   wait_idle "$n" || up_failed "not all $n nodes became idle"

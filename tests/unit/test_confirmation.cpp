@@ -24,8 +24,8 @@ using K = report::NodeVerdict::Kind;
 TEST(Confirmation, SuspectsMeetTheBestHealthyNodesAndLinksRunAlone) {
   auto a = verdicts({K::Healthy, K::Straggler, K::Healthy, K::Inconclusive, K::Healthy, K::Healthy},
                     {10, 1, 12, 5, 9, 11});
-  a.slow_links.push_back({4, 5, 2, 0.8});
-  a.suspect_links.push_back({0, 5, 7, 0.3});
+  a.slow_links.push_back({4, 5, 2, 0.8, ""});
+  a.suspect_links.push_back({0, 5, 7, 0.3, ""});
   const Schedule s = confirmation_schedule({&a});
   ASSERT_FALSE(s.empty());
   // The suspects get the two best healthy nodes (2 at 12, then 5 at 11), never each other.
