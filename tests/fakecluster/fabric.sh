@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # collbench fabric on the fake cluster, 4 nodes x 1 rank, libfabric's tcp provider:
-#   1. node3 limited to 500 kbit/s: once tbf's burst is spent, every small message waits for its
-#      tokens (~0.8 ms one way), so node3's latency, and only node3's, is flagged
-#      (FABRIC_SLOW_NODE_LATENCY, exit 3). At 2 Mbit/s a busy host's scheduling stalls (ms) let
-#      enough tokens gather that most of node3's messages pass at once and a few stall, the same
-#      shape as a descheduled healthy host, and the verdict went either way under load;
+#   1. node3 limited to 200 kbit/s: once tbf's burst is spent, every small message waits ~6 ms for
+#      its tokens, so node3's latency, and only node3's, is flagged (FABRIC_SLOW_NODE_LATENCY,
+#      exit 3). The wait must be longer than a busy host's scheduling stalls: at 2 Mbit/s, and
+#      under heavy load at 500 kbit/s, stalls let enough tokens gather that most of node3's
+#      messages passed at once, and node3 looked healthy with one partner;
 #   2. node1 limited to 200 Mbit/s: its bandwidth is flagged (FABRIC_SLOW_NODE_BANDWIDTH), its
-#      latency is not (8-byte ping-pongs never empty the token bucket at that rate).
+#      latency is not (8-byte ping-pongs never empty the token bucket at that rate). On busy hosts
+#      contention alone has made one healthy pair's ping-pong 25x slower than the others', which is
+#      reported as a doubt (FABRIC_INCONCLUSIVE), so this asks for no latency [FAIL], not for a pass.
 # Exit: 0 pass, 1 fail, 77 skip (not root or no network namespaces; the reason is printed).
 # Env: COLLBENCH (default build/collbench), FC_MPIRUN_TIMEOUT (seconds, default 150).
 # The fake cluster is machine-wide: run it under flock /tmp/collbench-fc.lock when others may use it.
@@ -29,10 +31,10 @@ fabric_once() {
   cat "$out"
 }
 
-# 1. Latency. Warm-up long enough to spend tbf's 16 KiB burst (about 100 messages at ~150 bytes).
-"$FC" shape node 3 500kbit >/dev/null || { say "FAIL: shaping node 3"; exit 1; }
+# 1. Latency. Warm-up long enough to spend tbf's 16 KiB burst (about 110 messages at ~150 bytes).
+"$FC" shape node 3 200kbit >/dev/null || { say "FAIL: shaping node 3"; exit 1; }
 start=$SECONDS
-fabric_once -b 8 -e 8 --latency-max 8 --bandwidth-min 1M -n 300 -w 300
+fabric_once -b 8 -e 8 --latency-max 8 --bandwidth-min 1M -n 100 -w 150
 say "slow-latency scenario took $((SECONDS - start)) s"
 if [ "$rc" -ne 3 ]; then say "FAIL: slow latency: expected exit 3, got $rc"; exit 1; fi
 if [ "$(grep -c '^\[FAIL\] FABRIC_SLOW_NODE_LATENCY' "$out")" -ne 1 ] ||
@@ -55,7 +57,7 @@ fi
 if grep -q '^\[FAIL\] FABRIC_SLOW_NODE_LATENCY (P1): node1:' "$out"; then
   say "FAIL: slow bandwidth: node1's latency was flagged too"; exit 1
 fi
-if ! grep -q 'FABRIC_PAIRS_OK.*one-way latency' "$out"; then
-  say "FAIL: slow bandwidth: latency was not judged healthy"; exit 1
+if grep -q '^\[FAIL\] FABRIC_SLOW_[A-Z]*_LATENCY' "$out"; then
+  say "FAIL: slow bandwidth: a latency fault was named"; exit 1
 fi
 say "PASS: slow bandwidth: node1 named on bandwidth, not on latency"
