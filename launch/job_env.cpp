@@ -1,7 +1,11 @@
 #include "launch/job_env.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
+
+#include "launch/shell_quote.h"
 
 namespace collbench::launch {
 namespace {
@@ -49,6 +53,13 @@ std::vector<EnvSetting> open_mpi_environment() {
                                                                     "interfaces", kDockerfile},
       {"PMIX_MCA_gds", "hash", "PMIx's hash store, which avoids a known shared-memory store error", kDockerfile},
   };
+}
+
+std::string shell_exports(const std::vector<EnvSetting>& env) {
+  std::string out;
+  for (const auto& e : env)
+    out += fmt::format("# {}\n#   source: {}\nexport {}={}\n", e.why, e.source, e.name, shell_quote(e.value));
+  return out;
 }
 
 }  // namespace collbench::launch

@@ -23,6 +23,9 @@ struct EnvSetting {
 std::vector<EnvSetting> efa_environment(const std::string& instance_type,
                                         const std::optional<report::HardwareProfile>& hw);
 
+// `export NAME=VALUE` lines for a shell script, each after its reason and source as comments.
+std::string shell_exports(const std::vector<EnvSetting>& env);
+
 // Open MPI's own settings for an mpirun launch on EC2 hosts (no UCX, TCP out-of-band on the ENA
 // interface, PMIx's hash store).
 std::vector<EnvSetting> open_mpi_environment();

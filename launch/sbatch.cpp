@@ -5,16 +5,6 @@
 #include "launch/shell_quote.h"
 
 namespace collbench::launch {
-namespace {
-
-std::string exports(const std::vector<EnvSetting>& env) {
-  std::string out;
-  for (const auto& e : env)
-    out += fmt::format("# {}\n#   source: {}\nexport {}={}\n", e.why, e.source, e.name, shell_quote(e.value));
-  return out;
-}
-
-}  // namespace
 
 std::string render_sbatch(const SlurmJob& job) {
   const std::string command = shell_quote(job.collbench) + " " + shell_words(job.args) + " --json \"$result\"";
@@ -39,11 +29,11 @@ std::string render_sbatch(const SlurmJob& job) {
 
   s += "## Environment\n";
   if (job.instance_type.empty()) s += "# No instance type was given, so no EFA settings (collbench launch --instance-type).\n";
-  s += exports(job.env) + "\n";
+  s += shell_exports(job.env) + "\n";
   s += "## Each node once: its hostname and EC2 instance id (the board asset tag; 'unknown' off EC2)\n"
        "srun --ntasks-per-node=1 --ntasks=\"$SLURM_JOB_NUM_NODES\" bash -c \\\n"
-       "  'echo \"node $(hostname): $(tr -d \" \" < /sys/devices/virtual/dmi/id/board_asset_tag 2>/dev/null || "
-       "echo unknown)\"'\n\n";
+       "  'id=$(tr -d \" \" 2>/dev/null </sys/devices/virtual/dmi/id/board_asset_tag); "
+       "echo \"node $(hostname): ${id:-unknown}\"'\n\n";
 
   s += "## Launch: srun where Slurm has its PMIx plugin, else Open MPI's mpirun inside this allocation\n";
   s += fmt::format("launcher=${{COLLBENCH_LAUNCHER:-{}}}\n", job.container.empty() ? job.launcher : "srun");

@@ -165,6 +165,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
   CLI::App* launch = add_launch_subcommand(app, cmd, launch_raw);
   CLI::App* launch_slurm = launch->get_subcommand("slurm");
   CLI::App* launch_k8s = launch->get_subcommand("k8s");
+  CLI::App* launch_prolog = launch->get_subcommand("prolog");
   cmd.launch.argv = args;
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -173,7 +174,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
     for (CLI::App* sub : {run, hunt, fabric, preflight, analyze, compare, derive, thresholds, launch, launch_slurm,
-                          launch_k8s})
+                          launch_k8s, launch_prolog})
       if (sub->parsed()) active = sub;
     cmd.kind = Command::Kind::Help;
     cmd.text = active->help();
@@ -186,7 +187,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
     std::string where = "collbench --help";
     for (const auto* sub : {run, hunt, fabric, preflight, analyze, compare, thresholds, launch})
       if (sub->parsed()) where = "collbench " + sub->get_name() + " --help";
-    for (const auto* sub : {launch_slurm, launch_k8s})
+    for (const auto* sub : {launch_slurm, launch_k8s, launch_prolog})
       if (sub->parsed()) where = "collbench launch " + sub->get_name() + " --help";
     throw UsageError(fmt::format("{}; see '{}'", e.what(), where));
   }

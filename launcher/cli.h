@@ -67,7 +67,7 @@ struct PreflightOptions {
 
 // `collbench launch slurm|k8s`: the file that runs a collbench command on a scheduler.
 struct LaunchOptions {
-  std::string target;  // slurm or k8s
+  std::string target;  // slurm, k8s or prolog
   int nodes = 0;
   int tasks_per_node = 0;  // 0: the instance profile's GPUs
   std::string job_name;    // empty: collbench-<command>
@@ -78,7 +78,12 @@ struct LaunchOptions {
   std::string image, kube_namespace;
   std::string collbench = "collbench";  // the binary as the nodes (or the image) find it
   std::string output;                   // -o FILE; empty: stdout
-  std::vector<std::string> command;     // the collbench command after --
+  std::vector<std::string> command;     // the collbench command after -- (prolog: extra preflight options)
+  std::string mpirun = "mpirun";        // prolog: Open MPI's launcher on the node
+  std::string budget = "2m";            // prolog: the node check's --budget
+  bool drain = false;                   // prolog: run the drain line, not only print it
+  std::string log_dir = "/var/tmp";     // prolog: where the check's output goes
+  std::vector<std::string> env;         // --env NAME=VALUE, exported after the profile's settings
   std::vector<std::string> argv;        // this command line, for the file's header
 };
 

@@ -8,6 +8,7 @@
 #include "bench/errors.h"
 #include "launch/k8s_names.h"
 #include "launch/mpijob.h"
+#include "launch/prolog.h"
 #include "launcher/verdicts.h"
 
 namespace collbench {
@@ -17,6 +18,25 @@ constexpr const char* kCommandHelp =
     "After --: the collbench command to run, e.g. -- preflight --budget 10m (run, hunt, fabric or preflight; its "
     "results document is written by the job, so leave out --json)";
 
+void add_env_option(CLI::App& sub, LaunchOptions& o) {
+  sub.add_option("--env", o.env,
+                 "NAME=VALUE to export too, after the profile's settings (repeat it), e.g. --env NCCL_DEBUG=INFO")
+      ->allow_extra_args(false);
+}
+
+// --env NAME=VALUE: a shell variable name, so the files can export it as it is.
+void check_env(const std::vector<std::string>& env) {
+  for (const auto& e : env) {
+    const std::size_t eq = e.find('=');
+    const std::string name = e.substr(0, eq);
+    const bool ok = eq != std::string::npos && !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                    std::all_of(name.begin(), name.end(), [](char c) {
+                      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                    });
+    if (!ok) throw UsageError(fmt::format("--env '{}': give NAME=VALUE with NAME made of letters, digits and '_'", e));
+  }
+}
+
 void add_common(CLI::App& sub, Command& cmd) {
   LaunchOptions& o = cmd.launch;
   sub.add_option("--nodes", o.nodes, "Nodes to run on")->required();
@@ -25,6 +45,7 @@ void add_common(CLI::App& sub, Command& cmd) {
                  "devices and the EFA environment");
   sub.add_option("--collbench", o.collbench, "The collbench binary as the nodes find it")->capture_default_str();
   sub.add_option("-o,--output", o.output, "Write the file here (default: standard output)");
+  add_env_option(sub, o);
   sub.add_option("command", o.command, kCommandHelp)->required();
 }
 
@@ -96,14 +117,42 @@ CLI::App* add_launch_subcommand(CLI::App& app, Command& cmd, std::map<std::strin
   k8s->footer("Exit codes: 0 written; 2 bad usage or input (nothing written).\nExample:\n  collbench launch k8s "
               "--nodes 4 --instance-type p5.48xlarge --image REGISTRY/collbench:TAG -o preflight.yaml -- preflight\n"
               "  kubectl apply -f preflight.yaml");
+  CLI::App* prolog = launch->add_subcommand(
+      "prolog", "A Slurm Prolog / HealthCheckProgram script: the environment audit and this node's own sweep "
+                "(preflight on the node alone); on a [FAIL] it prints the scontrol drain line, and runs it only "
+                "when written with --drain; it always exits 0");
+  prolog->add_option("--instance-type", cmd.verdict.instance_type,
+                     "EC2 instance type of the nodes: its profile gives the GPUs (local ranks) and the EFA settings");
+  prolog->add_option("--tasks-per-node", o.tasks_per_node, "Local ranks (default: the instance profile's GPUs)");
+  prolog->add_option("--budget", o.budget, "The check's --budget")->capture_default_str();
+  prolog->add_flag("--drain", o.drain, "Run the drain line on a [FAIL] (default: print it only)");
+  prolog->add_option("--log-dir", o.log_dir, "Folder on the node for the check's output")->capture_default_str();
+  prolog->add_option("--collbench", o.collbench, "The collbench binary on the nodes")->capture_default_str();
+  prolog->add_option("--mpirun", o.mpirun, "Open MPI's mpirun on the nodes")->capture_default_str();
+  prolog->add_option("-o,--output", o.output, "Write the script here (default: standard output)");
+  add_env_option(*prolog, o);
+  prolog->add_option("options", o.command, "After --: more preflight options for the check, e.g. -- --backend mpi");
+  prolog->footer("Exit codes: 0 written; 2 bad usage or input (nothing written).\nExample:\n  collbench launch "
+                 "prolog --instance-type p5.48xlarge -o /etc/slurm/collbench-prolog.sh\n"
+                 "  # slurm.conf: Prolog=/etc/slurm/collbench-prolog.sh and PrologFlags=Alloc");
   (void)raw;
   return launch;
 }
 
 void finish_launch_options(Command& cmd, const CLI::App& launch, std::map<std::string, std::string>&) {
   LaunchOptions& o = cmd.launch;
-  o.target = launch.get_subcommand("slurm")->parsed() ? "slurm" : "k8s";
+  o.target = launch.get_subcommand("slurm")->parsed() ? "slurm" : launch.get_subcommand("k8s")->parsed() ? "k8s" : "prolog";
   const bool slurm = o.target == "slurm";
+  check_env(o.env);
+  if (o.target == "prolog") {
+    check_wrapped(launch::prolog_check_command(o.budget, o.command));
+    if (o.tasks_per_node < 0 || (o.tasks_per_node == 0 && cmd.verdict.instance_type.empty()))
+      throw UsageError("give --instance-type (its profile says how many GPUs a node has) or --tasks-per-node");
+    if (!cmd.verdict.instance_type.empty()) check_verdict_inputs(cmd.verdict);
+    if (o.log_dir.empty() || o.log_dir.front() != '/')
+      throw UsageError(fmt::format("--log-dir '{}': give an absolute folder on the nodes", o.log_dir));
+    return;
+  }
   if (o.nodes < 1) throw UsageError(fmt::format("--nodes {}: give at least 1", o.nodes));
   const std::string sub = check_wrapped(o.command);
   if (o.job_name.empty()) o.job_name = "collbench-" + sub;

@@ -7,6 +7,7 @@
 #include "bench/errors.h"
 #include "launch/job_env.h"
 #include "launch/mpijob.h"
+#include "launch/prolog.h"
 #include "launch/sbatch.h"
 #include "launch/shell_quote.h"
 #include "launch/yaml_text.h"
@@ -40,9 +41,24 @@ int launch_command(const Command& cmd) {
   const auto hw = profile_of(cmd.verdict);
   const int per_node = o.tasks_per_node > 0 ? o.tasks_per_node : hw->gpus;
   std::vector<launch::EnvSetting> env = launch::efa_environment(type, hw);
+  for (const auto& e : o.env)  // checked NAME=VALUE
+    env.push_back({e.substr(0, e.find('=')), e.substr(e.find('=') + 1), "given with --env", "this command line"});
   std::string text;
   bool executable = false;
-  if (o.target == "slurm") {
+  if (o.target == "prolog") {
+    launch::PrologJob job;
+    job.ranks = per_node;
+    job.collbench = o.collbench;
+    job.mpirun = o.mpirun;
+    job.budget = o.budget;
+    job.extra_args = o.command;
+    job.drain = o.drain;
+    job.log_dir = o.log_dir;
+    job.env = env;
+    job.written_by = written_by(o);
+    text = launch::render_prolog(job);
+    executable = true;
+  } else if (o.target == "slurm") {
     launch::SlurmJob job;
     job.job_name = o.job_name;
     job.nodes = o.nodes;

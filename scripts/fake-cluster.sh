@@ -14,6 +14,8 @@
 #   scripts/fake-cluster.sh shape node I RATE      tbf on node I: its egress and its ingress
 #   scripts/fake-cluster.sh shape link I J RATE    htb + u32 filters: only traffic between I and J,
 #                                                  in both directions (each node's egress to the other)
+#   scripts/fake-cluster.sh shape loopback I RATE  tbf on node I's lo: its ranks' traffic to each
+#                                                  other over TCP (a slow node-local check)
 #   scripts/fake-cluster.sh unshape                remove all shaping
 #   scripts/fake-cluster.sh hostfile PATH SLOTS    write an Open MPI hostfile (node addresses,
 #                                                  slots=SLOTS); mpirun-args then names this file
@@ -229,17 +231,17 @@ rate_bits() {  # tc rate -> bit/s (integer)
     printf "%.0f\n", v * m[u] }'
 }
 
-tbf_args() {  # RATE -> "rate R burst B latency L"
-  local bits burst
+tbf_args() {  # RATE [MIN_BURST] -> "rate R burst B latency L"
+  local bits burst min=${2:-16384}
   bits=$(rate_bits "$1") || die "bad RATE '$1' (examples: 200mbit, 1gbit, 500kbit, 10mbps)"
   [ "$bits" -ge 8000 ] || die "RATE '$1' is below 8kbit"
   burst=${FC_TBF_BURST:-$(( bits / 8 / 200 ))}
-  [ "$burst" -ge 16384 ] || burst=16384
+  [ "$burst" -ge "$min" ] || burst=$min
   echo "rate $1 burst $burst latency 100ms"
 }
 
 apply_node() {  # I: rebuild both qdiscs of node I from the shapes file
-  local i=$1 ns hv node_rate="" links
+  local i=$1 ns hv node_rate="" lo_rate="" links
   ns=$(ns_of "$i"); hv=$(hveth "$i")
   node_rate=$(awk -v i="$i" '$1 == "node" && $2 == i { r = $3 } END { print r }' "$STATE_DIR/shapes")
   # "peer rate" for every link shape that involves i (last one wins per peer)
@@ -248,7 +250,14 @@ apply_node() {  # I: rebuild both qdiscs of node I from the shapes file
 
   ip -n "$ns" link set eth0 up  # (no-op; fails early if the namespace is gone)
   tc -n "$ns" qdisc del dev eth0 root 2>/dev/null || true
+  tc -n "$ns" qdisc del dev lo root 2>/dev/null || true
   tc qdisc del dev "$hv" root 2>/dev/null || true
+  lo_rate=$(awk -v i="$i" '$1 == "loopback" && $2 == i { r = $3 } END { print r }' "$STATE_DIR/shapes")
+  if [ -n "$lo_rate" ]; then
+    # shellcheck disable=SC2046
+    # tbf drops a packet larger than its burst for good: lo's MTU is 64 KiB.
+    tc -n "$ns" qdisc add dev lo root tbf $(tbf_args "$lo_rate" 131072)
+  fi
 
   if [ -n "$node_rate" ]; then
     # shellcheck disable=SC2046
@@ -297,7 +306,14 @@ cmd_shape() {
       apply_node "$2"; apply_node "$3"
       echo "fake-cluster: link node$2 <-> node$3 limited to $4 each way (htb + u32 dst filter)"
       ;;
-    *) die "usage: shape node I RATE | shape link I J RATE" ;;
+    loopback)
+      [ $# -eq 3 ] || die "usage: shape loopback I RATE"
+      check_node "$2"; rate_bits "$3" >/dev/null || die "bad RATE '$3' (examples: 200mbit, 1gbit, 500kbit)"
+      echo "loopback $2 $3" >>"$STATE_DIR/shapes"
+      apply_node "$2"
+      echo "fake-cluster: node$2's loopback limited to $3"
+      ;;
+    *) die "usage: shape node I RATE | shape link I J RATE | shape loopback I RATE" ;;
   esac
 }
 
@@ -307,6 +323,7 @@ cmd_unshape() {
   : >"$STATE_DIR/shapes"
   for ((i = 0; i < NODES; i++)); do
     tc -n "$(ns_of "$i")" qdisc del dev eth0 root 2>/dev/null || true
+    tc -n "$(ns_of "$i")" qdisc del dev lo root 2>/dev/null || true
     tc qdisc del dev "$(hveth "$i")" root 2>/dev/null || true
   done
   echo "fake-cluster: all shaping removed"

@@ -33,17 +33,24 @@
 #   iproute2 and util-linux for fake-cluster.sh.
 # Environment: FS_STATE_DIR (default /run/collbench-fake-slurm: slurm.conf, munge key and socket,
 #   spool dirs, pid files, logs in FS_STATE_DIR/log), FS_UP_TIMEOUT (seconds `up` waits for the
-#   nodes to be idle, default 60), FC_STATE_DIR (passed on to fake-cluster.sh).
+#   nodes to be idle, default 60), FS_PROLOG (an executable file: slurm.conf's Prolog, with
+#   PrologFlags=Alloc, so each node runs it when a job is allocated there), FC_STATE_DIR (passed on
+#   to fake-cluster.sh).
 #
-# Findings with Debian 12's packages (slurm-wlm 22.05.8, Open MPI 4.1.4, PMIx 4.2.2):
-#   - `srun --mpi=list` offers pmix (plugin pmix_v4, in slurm-wlm-basic-plugins), and
-#     `srun --mpi=pmix collbench run --backend mpi ...` inside an sbatch allocation runs one rank
-#     per fake node: Open MPI 4.1 is built against the same external PMIx and connects to
-#     slurmstepd's PMIx server. See tests/fakecluster/slurm.sh for the environment the job needs.
-#   - `mpirun` inside the allocation also works: Open MPI's Slurm launcher (plm slurm) starts one
-#     orted per node with srun, and the ranks land on node0..node(N-1), given the same variables
-#     (OMPI_MCA_oob_tcp_if_include / OMPI_MCA_btl_tcp_if_include = 198.18.0.0/24 and, as root,
-#     OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM)=1).
+# Findings with Debian 12's packages (slurm-wlm 22.05.8, Open MPI 4.1.4, PMIx 4.2.2), 4 nodes:
+#   - `srun --mpi=list` offers pmix (plugin pmix_v4, in slurm-wlm-basic-plugins), and in an sbatch
+#     allocation `srun --mpi=pmix collbench run --backend mpi ...` runs one rank per fake node with
+#     no Open MPI variables at all: Debian's Open MPI uses the same external PMIx and talks to
+#     slurmstepd's PMIx server. It needs TmpFS per node (below): with the default /tmp every
+#     node's slurmstepd makes the same /tmp/spmix_appdir_<uid>_<job>.<step> and all but one fail.
+#   - `mpirun` inside the allocation works too: Open MPI's Slurm launcher starts one orted per node
+#     with srun and the ranks land on node0..node(N-1). As root it needs OMPI_ALLOW_RUN_AS_ROOT=1
+#     and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 (mpirun refuses root, exit 1, without them). Restricting
+#     the interfaces (OMPI_MCA_btl_tcp_if_include / oob_tcp_if_include = 198.18.0.0/24) works but is
+#     not needed here: a node's namespace has only lo and eth0, and Open MPI skips lo by itself.
+#   - srun --cpu-bind=... prints "cluster configuration lacks support for cpu binding" (task/none);
+#     harmless. Finished jobs: `sbatch --wait` returns the job's exit code (collbench's 2 -> 2), and
+#     `scontrol show job ID` shows ExitCode=2:0 for MinJobAge seconds.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -77,7 +84,7 @@ require_packages() {
     command -v "$c" >/dev/null 2>&1 || missing+=("$c")
   done
   if [ ${#missing[@]} -gt 0 ]; then
-    echo "fake-slurm: SKIP: not installed: ${missing[*]}; needs: apt-get install -y $PACKAGES" >&2
+    echo "fake-slurm: SKIP: not installed: ${missing[*]}; needs: apt-get install -y $PACKAGES iproute2 util-linux" >&2
     exit 77
   fi
 }
@@ -108,14 +115,23 @@ live_pid() {  # NAME PROGRAM
   return 0
 }
 
-stop_daemon() {  # NAME PROGRAM
-  local pid
-  pid=$(live_pid "$1" "$2")
-  [ -n "$pid" ] || return 0
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 1 50); do [ -d "/proc/$pid" ] || return 0; sleep 0.1; done
-  say "$1 (pid $pid) did not stop on TERM in 5 s; KILL"
-  kill -KILL "$pid" 2>/dev/null || true
+stop_daemons() {  # PROGRAM NAME...: TERM to all at once, KILL what is left after 5 s
+  local prog=$1 name pid pids=() left
+  shift
+  for name in "$@"; do
+    pid=$(live_pid "$name" "$prog")
+    [ -n "$pid" ] && pids+=("$pid")
+  done
+  [ ${#pids[@]} -gt 0 ] || return 0
+  kill -TERM "${pids[@]}" 2>/dev/null || true
+  for _ in $(seq 1 50); do
+    left=()
+    for pid in "${pids[@]}"; do [ -d "/proc/$pid" ] && left+=("$pid"); done
+    [ ${#left[@]} -eq 0 ] && return 0
+    sleep 0.1
+  done
+  say "$prog (pid ${left[*]}) did not stop on TERM in 5 s; KILL"
+  kill -KILL "${left[@]}" 2>/dev/null || true
 }
 
 # --- config -------------------------------------------------------------------------------------
@@ -162,6 +178,11 @@ SlurmdTimeout=30
 KillWait=5
 MailProg=/bin/true
 EOF
+  if [ -n "${FS_PROLOG:-}" ]; then
+    # Alloc: at the allocation, before the batch script. Without it the Prolog runs inside the first
+    # step's launch, and one longer than MessageTimeout (10 s) fails that step.
+    printf 'Prolog=%s\nPrologFlags=Alloc\n' "$FS_PROLOG" >>"$CONF"
+  fi
   for ((i = 0; i < n; i++)); do
     echo "NodeName=node$i NodeAddr=$NET.$((FIRST_HOST + i)) CPUs=$cpus State=UNKNOWN" >>"$CONF"
   done
@@ -175,25 +196,29 @@ cmd_logs() {
   [ -d "$LOG_DIR" ] || { say "no logs ($LOG_DIR does not exist)"; return 0; }
   for f in "$LOG_DIR"/*; do
     [ -s "$f" ] || continue
+    # NAME.out is the daemon's stdout/stderr: mostly a copy of NAME.log when that has lines.
+    case "$f" in *.out) [ -s "${f%.out}.log" ] && continue ;; esac
     echo "----- $f (last $lines lines) -----"
     tail -n "$lines" "$f"
   done
 }
 
 cmd_down() {
-  local f name
+  local f names=() pid
   if [ -d "$STATE_DIR/pids" ]; then
+    for f in "$STATE_DIR"/pids/slurmd-*; do [ -e "$f" ] && names+=("$(basename "$f")"); done
     # slurmd first (so none re-registers), then slurmctld, then munged which both need.
-    for f in "$STATE_DIR"/pids/slurmd-*; do
-      [ -e "$f" ] || continue
-      name=$(basename "$f")
-      stop_daemon "$name" slurmd
-    done
-    stop_daemon slurmctld slurmctld
-    stop_daemon munged munged
+    [ ${#names[@]} -eq 0 ] || stop_daemons slurmd "${names[@]}"
+    stop_daemons slurmctld slurmctld
+    stop_daemons munged munged
   fi
   # Job steps (slurmstepd, ranks) live in the node namespaces: fake-cluster down ends them.
   "$FC" down >/dev/null
+  # Anything still running with our config (e.g. a daemon whose pid file was lost) is reported,
+  # not killed: only pids we recorded are ours for sure.
+  for pid in $(pgrep -f -- "$STATE_DIR/" 2>/dev/null || true); do
+    [ "$pid" = "$$" ] || say "warning: still running with $STATE_DIR in its command line: pid $pid ($(cat "/proc/$pid/comm" 2>/dev/null))"
+  done
   rm -rf "$STATE_DIR"
   say "down"
 }
@@ -273,7 +298,7 @@ cmd_status() {
     [ -e "$f" ] || continue
     name=$(basename "$f"); prog=${name%%-node*}
     pid=$(live_pid "$name" "$prog")
-    printf '%-14s %s\n' "$name" "${pid:+running, pid $pid}${pid:-NOT RUNNING}"
+    if [ -n "$pid" ]; then printf '%-14s running, pid %s\n' "$name" "$pid"; else printf '%-14s NOT RUNNING\n' "$name"; fi
   done
   export SLURM_CONF="$CONF"
   timeout 10 sinfo -N -l || true

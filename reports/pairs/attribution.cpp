@@ -408,7 +408,7 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
       continue;
     const double drop = pb.drop(q.median);
     if (is_link[i]) {
-      out.slow_links.push_back({q.a, q.b, q.median, drop});
+      out.slow_links.push_back({q.a, q.b, q.median, drop, {}});
     } else if (pb.slow(q.median) && q.samples < static_cast<std::size_t>(opt.min_samples_per_pair)) {
       for (auto [v, u] : {std::pair{q.a, q.b}, std::pair{q.b, q.a}}) {
         out.nodes[v].kind = NodeVerdict::Kind::Inconclusive;

@@ -53,13 +53,18 @@ class CollbenchTest : public ::testing::Test {
 
   // `collbench ARGS`, under mpirun with `np` ranks when np > 0.
   Result collbench(const std::string& args, int np = 0) {
+    const std::string launch = np > 0 ? std::string(COLLBENCH_MPIEXEC) + " -np " + std::to_string(np) + " " : "";
+    return shell(launch + COLLBENCH_BIN + " " + args);
+  }
+
+  // A shell command line with Open MPI allowed to run here (as root, oversubscribed, in a container).
+  Result shell(const std::string& command) {
     const std::string env =
         "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
         "OMPI_MCA_rmaps_base_oversubscribe=1 ";
-    const std::string launch = np > 0 ? std::string(COLLBENCH_MPIEXEC) + " -np " + std::to_string(np) + " " : "";
     const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const int status = std::system(
-        (env + launch + COLLBENCH_BIN + " " + args + " >" + out.string() + " 2>" + err.string() + " </dev/null").c_str());
+    const int status =
+        std::system((env + command + " >" + out.string() + " 2>" + err.string() + " </dev/null").c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), slurp(out), slurp(err)};
   }
 

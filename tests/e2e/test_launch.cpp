@@ -35,8 +35,11 @@ TEST_F(Launch, SlurmScriptIsValidBashExecutableAndNamesTheInstance) {
 }
 
 TEST_F(Launch, K8sDocumentGoesToStandardOutputWithoutAFile) {
-  const Result r = collbench("launch k8s --nodes 2 --instance-type p4d.24xlarge --image reg/cb:1 -- run -e 1G");
+  const Result r = collbench(
+      "launch k8s --nodes 2 --instance-type p4d.24xlarge --image reg/cb:1 --env NCCL_DEBUG=INFO -- run -e 1G");
   ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("- name: \"NCCL_DEBUG\"\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" -x NCCL_DEBUG "), std::string::npos) << "mpirun forwards it to the workers\n" << r.out;
   EXPECT_NE(r.out.find("kind: \"MPIJob\"\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("vpc.amazonaws.com/efa: \"4\"\n"), std::string::npos) << r.out;
 }
@@ -60,13 +63,96 @@ TEST_F(Launch, BadInputIsRefusedByNameAndNothingIsWritten) {
       {"k8s --nodes 2 --gpus-per-node 8 --image i --name My_Job -- run", "not a valid MPIJob name"},
       {"k8s --nodes 2 --gpus-per-node 8 --image i --namespace Bad.NS -- run", "--namespace bad-ns"},
       {"k8s --nodes 2 --gpus-per-node 8 -- run", "--image"},
+      {"prolog -- --backend mpi", "give --instance-type"},
+      {"k8s --nodes 2 --gpus-per-node 8 --image i --env NODEBUG -- run", "--env 'NODEBUG': give NAME=VALUE"},
+      {"slurm --nodes 2 --tasks-per-node 2 --env 'A B=1' -- run", "--env 'A B=1'"},
+      {"prolog --tasks-per-node 2 -- --nosuch", "the command after --: "},
+      {"prolog --tasks-per-node 2 --budget soon", "the command after --: "},
+      {"prolog --tasks-per-node 2 --log-dir logs", "--log-dir 'logs'"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args);
-    const std::size_t target = c.args.find(' ');  // -o before --, after slurm or k8s
+    const std::size_t target = c.args.find(' ');  // -o before --, after slurm, k8s or prolog
     const Result r = collbench("launch " + c.args.substr(0, target) + " -o " + out.string() + c.args.substr(target));
     EXPECT_EQ(r.code, 2) << describe(r);
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out));
   }
+}
+
+namespace {
+
+// A node-scope threshold for a made-up instance type: `fail_below` GB/s at 1 MiB.
+void write_thresholds(const fs::path& file, double fail_below) {
+  std::ofstream(file) << R"({"schema": "collbench.thresholds/1", "instance_type": "test.node",
+  "hardware": {"gpus": 2, "gpu": "none", "efa_devices": 0, "efa_gbps": 0, "source": "a test profile"},
+  "thresholds": [{"op": "all_reduce", "scope": "node", "bytes": 1048576, "fail_below": )"
+                      << fail_below << R"(, "warn_below": )" << 2 * fail_below
+                      << R"(, "basis": "derived", "source": "a test row"}]})";
+}
+
+}  // namespace
+
+// The prolog runs the node check with mpirun on this machine; `scontrol` is a stand-in that leaves
+// a mark, so the test sees whether the script ran it.
+class Prolog : public Launch {
+ protected:
+  Result write_and_run(double fail_below, const std::string& run_env, const std::string& write_flags = "") {
+    const fs::path bin = dir_ / "bin";
+    fs::create_directories(bin);
+    std::ofstream(bin / "scontrol") << "#!/bin/sh\necho \"$@\" >" << (dir_ / "scontrol-ran").string() << "\n";
+    fs::permissions(bin / "scontrol", fs::perms::owner_all);
+    write_thresholds(dir_ / "t.json", fail_below);
+    const fs::path script = dir_ / "prolog.sh";
+    const Result w = collbench("launch prolog --tasks-per-node 2 --mpirun " + mpirun_ +
+                               " --collbench " + COLLBENCH_BIN + " --log-dir " + dir_.string() + write_flags +
+                               " -o " + script.string() + " -- --backend mpi --instance-type test.node --thresholds " +
+                               (dir_ / "t.json").string());
+    EXPECT_EQ(w.code, 0) << describe(w);
+    EXPECT_EQ(shell("bash -n " + script.string()).code, 0) << slurp(script);
+    return shell("env PATH=" + bin.string() + ":$PATH SLURMD_NODENAME=node7 " + run_env + " " + script.string());
+  }
+  std::string mpirun_ = COLLBENCH_MPIEXEC;
+};
+
+TEST_F(Prolog, ASlowNodePrintsTheDrainLineAndDoesNotRunIt) {
+  const Result r = write_and_run(1e6, "");  // no host reaches 1e6 GB/s
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("collbench: node7 failed its node check (BUSBW_BELOW_THRESHOLD)"), std::string::npos)
+      << describe(r);
+  EXPECT_NE(r.out.find("next step: scontrol update nodename=node7 state=drain reason=\"collbench node check: "
+                       "BUSBW_BELOW_THRESHOLD\""),
+            std::string::npos)
+      << describe(r);
+  EXPECT_FALSE(fs::exists(dir_ / "scontrol-ran")) << "written without --drain, the line is printed only";
+  // Slurm keeps no Prolog output: the log has the check's findings and the script's own lines.
+  const std::string log = slurp(dir_ / "collbench-node-check-node7.log");
+  EXPECT_NE(log.find("[FAIL] BUSBW_BELOW_THRESHOLD"), std::string::npos) << log;
+  EXPECT_NE(log.find("collbench: next step: scontrol update nodename=node7"), std::string::npos) << log;
+}
+
+TEST_F(Prolog, WrittenWithDrainItDrainsTheSlowNode) {
+  const Result r = write_and_run(1e6, "", " --drain");
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_EQ(slurp(dir_ / "scontrol-ran"),
+            "update nodename=node7 state=drain reason=collbench node check: BUSBW_BELOW_THRESHOLD\n")
+      << describe(r);
+  EXPECT_NE(r.out.find("collbench: drained node7"), std::string::npos) << describe(r);
+}
+
+TEST_F(Prolog, AHealthyNodePassesWithoutADrainLine) {
+  const Result r = write_and_run(1e-6, "COLLBENCH_DRAIN=1");  // any host passes; draining allowed, not needed
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("collbench: node7 passed its node check"), std::string::npos) << describe(r);
+  EXPECT_EQ(r.out.find("drain"), std::string::npos) << describe(r);
+  EXPECT_FALSE(fs::exists(dir_ / "scontrol-ran"));
+}
+
+TEST_F(Prolog, ACheckThatCannotRunDrainsNothing) {
+  mpirun_ = (dir_ / "no-such-mpirun").string();
+  const Result r = write_and_run(1e6, "COLLBENCH_DRAIN=1");
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("collbench: node7: the check could not run (exit 127), nothing judged"), std::string::npos)
+      << describe(r);
+  EXPECT_FALSE(fs::exists(dir_ / "scontrol-ran"));
 }

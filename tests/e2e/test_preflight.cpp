@@ -39,7 +39,9 @@ TEST_F(Preflight, FourRanksOnOneNodeAccountForEveryPhase) {
     const auto& p = doc["phases"][i];
     EXPECT_EQ(p["name"], expected[i].first);
     EXPECT_EQ(p["status"], expected[i].second) << p.dump();
-    if (expected[i].second == "skipped") EXPECT_TRUE(p["reason"].is_string()) << p.dump();
+    if (expected[i].second == "skipped") {
+      EXPECT_TRUE(p["reason"].is_string()) << p.dump();
+    }
   }
   // The node sweep's own run document: both ops, every size up to -e, one node group of 4 ranks.
   const auto& node = doc["phases"][1];

@@ -5,6 +5,7 @@
 #include "launch/job_env.h"
 #include "launch/k8s_names.h"
 #include "launch/mpijob.h"
+#include "launch/prolog.h"
 #include "launch/sbatch.h"
 #include "launch/shell_quote.h"
 #include "launch/yaml_text.h"
@@ -120,6 +121,35 @@ TEST(Sbatch, AContainerRunsUnderPyxisWithTheResultsFolderMounted) {
                    "collbench run --ops 'all_reduce all_to_all' --json \"$result\""),
             std::string::npos)
       << s;
+}
+
+TEST(Prolog, TheNodeAloneChecksAndTheDrainLineRunsOnlyWhenAsked) {
+  PrologJob j;
+  j.ranks = 8;
+  j.collbench = "/opt/collbench/bin/collbench";
+  j.extra_args = {"--thresholds", "/etc/collbench thresholds"};
+  j.env = {{"FI_PROVIDER", "efa", "why", "a source"}};
+  j.written_by = "a test";
+  const std::string s = render_prolog(j);
+  EXPECT_EQ(s.rfind("#!/bin/bash\n", 0), 0u);
+  for (const char* line : {"drain=${COLLBENCH_DRAIN:-0}", "#   source: a source", "export FI_PROVIDER=efa",
+                           "  mpirun --allow-run-as-root -np 8 --host localhost:8 --bind-to none \\",
+                           "  /opt/collbench/bin/collbench preflight --skip world,pairs,fabric --budget 2m --no-progress "
+                           "--color never --thresholds '/etc/collbench thresholds' >\"$log\" 2>&1",
+                           "exit 0"})
+    EXPECT_TRUE(has_line(s, line)) << line << "\n" << s;
+  // scontrol runs only under the drain switch, which is off unless written with --drain.
+  const std::size_t run = s.find("\n      scontrol update");
+  ASSERT_NE(run, std::string::npos) << s;
+  EXPECT_NE(s.rfind("if [ \"$drain\" = 1 ]; then", run), std::string::npos);
+  j.drain = true;
+  EXPECT_TRUE(has_line(render_prolog(j), "drain=${COLLBENCH_DRAIN:-1}"));
+  EXPECT_EQ(prolog_check_command("5m", {"--backend", "mpi"}).back(), "mpi");
+}
+
+TEST(JobEnv, ExportsSayWhyAndWhereEachValueComesFrom) {
+  EXPECT_EQ(shell_exports({{"A", "x y", "because", "here"}, {"B", "1", "too", "there"}}),
+            "# because\n#   source: here\nexport A='x y'\n# too\n#   source: there\nexport B=1\n");
 }
 
 TEST(JobEnv, EfaOnlyWhereTheProfileHasItAndDeviceRdmaOnGpuDirectTypes) {

@@ -32,8 +32,8 @@ Attribution everything() {
   a.nodes[1] = {1, 10, 0.5, 20, {{0, 9}, {2, 10}}, NodeVerdict::Kind::Straggler, "confirmed"};
   a.nodes[0].kind = NodeVerdict::Kind::Inconclusive;
   a.nodes[0].reason = "its pairs disagree";
-  a.slow_links.push_back({3, 4, 12, 0.4});
-  a.suspect_links.push_back({2, 4, 16, 0.2});
+  a.slow_links.push_back({3, 4, 12, 0.4, {}});
+  a.suspect_links.push_back({2, 4, 16, 0.2, {}});
   a.fabric_wide_rounds = {2};
   return a;
 }
