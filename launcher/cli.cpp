@@ -10,6 +10,7 @@
 #include "bench/sizes.h"
 #include "launcher/cli_fabric.h"
 #include "launcher/cli_launch.h"
+#include "launcher/cli_report.h"
 #include "launcher/cli_preflight.h"
 #include "launcher/cli_run.h"
 #include "launcher/verdicts.h"
@@ -167,6 +168,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
   CLI::App* launch_k8s = launch->get_subcommand("k8s");
   CLI::App* launch_prolog = launch->get_subcommand("prolog");
   cmd.launch.argv = args;
+  CLI::App* report = add_report_subcommand(app, cmd);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   CLI::App* active = &app;
@@ -174,7 +176,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
     for (CLI::App* sub : {run, hunt, fabric, preflight, analyze, compare, derive, thresholds, launch, launch_slurm,
-                          launch_k8s, launch_prolog})
+                          launch_k8s, launch_prolog, report})
       if (sub->parsed()) active = sub;
     cmd.kind = Command::Kind::Help;
     cmd.text = active->help();
@@ -185,7 +187,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
     return cmd;
   } catch (const CLI::ParseError& e) {
     std::string where = "collbench --help";
-    for (const auto* sub : {run, hunt, fabric, preflight, analyze, compare, thresholds, launch})
+    for (const auto* sub : {run, hunt, fabric, preflight, analyze, compare, thresholds, launch, report})
       if (sub->parsed()) where = "collbench " + sub->get_name() + " --help";
     for (const auto* sub : {launch_slurm, launch_k8s, launch_prolog})
       if (sub->parsed()) where = "collbench launch " + sub->get_name() + " --help";
@@ -230,6 +232,9 @@ Command parse_command_line(const std::vector<std::string>& args) {
   } else if (launch->parsed()) {
     finish_launch_options(cmd, *launch, launch_raw);
     cmd.kind = Command::Kind::Launch;
+  } else if (report->parsed()) {
+    finish_report_options(cmd);
+    cmd.kind = Command::Kind::Report;
   } else if (derive->parsed()) {
     cmd.derive.margin = parse_fraction(margin, "--margin");
     cmd.kind = Command::Kind::DeriveThresholds;

@@ -87,6 +87,13 @@ struct LaunchOptions {
   std::vector<std::string> argv;        // this command line, for the file's header
 };
 
+struct ReportOptions {
+  std::vector<std::string> files;  // collbench documents (or results analyze reads)
+  std::string prom;                // Prometheus text file; "-" standard output
+  std::string emf;                 // CloudWatch EMF lines; "-" standard output
+  std::string emf_namespace = "collbench";
+};
+
 struct DeriveOptions {
   std::string run;
   double margin = 0.10;
@@ -95,7 +102,7 @@ struct DeriveOptions {
 
 struct Command {
   enum class Kind {
-    Run, Hunt, Fabric, Preflight, Analyze, Compare, DeriveThresholds, Launch, Help, Version
+    Run, Hunt, Fabric, Preflight, Analyze, Compare, DeriveThresholds, Launch, Report, Help, Version
   } kind = Kind::Help;
   RunOptions run;
   std::string baseline;  // run --baseline
@@ -108,6 +115,7 @@ struct Command {
   CompareOptions compare;
   DeriveOptions derive;
   LaunchOptions launch;
+  ReportOptions report;
   std::string text;  // help or version text to print
 };
 

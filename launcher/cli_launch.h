@@ -1,4 +1,4 @@
-// The options of `collbench launch slurm` and `collbench launch k8s`.
+// The options of `collbench launch slurm`, `launch k8s` and `launch prolog`.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,7 +9,7 @@
 
 namespace collbench {
 
-// Declares `launch` and its subcommands on `app`; returns `launch` (slurm and k8s are its children).
+// Declares `launch` and its subcommands on `app`; returns `launch` (slurm, k8s and prolog are its children).
 CLI::App* add_launch_subcommand(CLI::App& app, Command& cmd, std::map<std::string, std::string>& raw);
 // Checks what add_launch_subcommand collected, before anything is written: the wrapped collbench
 // command parses and is one that measures, names are valid. Throws UsageError naming the option.

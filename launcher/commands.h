@@ -19,5 +19,6 @@ int analyze_command(const Command& cmd);
 int compare_command(const Command& cmd);
 int derive_thresholds_command(const Command& cmd);
 int launch_command(const Command& cmd);
+int report_command(const Command& cmd);
 
 }  // namespace collbench

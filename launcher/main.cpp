@@ -21,7 +21,7 @@ bool launched_as_rank_zero() {
   return true;
 }
 
-// analyze, compare, thresholds derive, launch: no MPI, one process.
+// analyze, compare, thresholds derive, launch, report: no MPI, one process.
 int run_offline(const collbench::Command& cmd) {
   try {
     switch (cmd.kind) {
@@ -29,6 +29,7 @@ int run_offline(const collbench::Command& cmd) {
       case collbench::Command::Kind::Compare: return collbench::compare_command(cmd);
       case collbench::Command::Kind::DeriveThresholds: return collbench::derive_thresholds_command(cmd);
       case collbench::Command::Kind::Launch: return collbench::launch_command(cmd);
+      case collbench::Command::Kind::Report: return collbench::report_command(cmd);
       default: return collbench::kExitUsage;
     }
   } catch (const collbench::UsageError& e) {

@@ -89,6 +89,17 @@ TEST_F(Fabric, FourRanksCoverEveryPairWithMatrices) {
     EXPECT_EQ(p["lanes"][0]["bandwidth"].size(), 2u);
   }
   EXPECT_EQ(seen.size(), 6u);
+  // Its metrics: every unit's latency and bandwidth, in a file promtool accepts.
+  const fs::path prom = dir_ / "fabric.prom";
+  const Result m = collbench("report " + out.string() + " --prom " + prom.string());
+  ASSERT_EQ(m.code, 0) << describe(m);
+  const std::string text = slurp(prom);
+  EXPECT_NE(text.find("collbench_node_fabric_latency_seconds{command=\"fabric\",node="), std::string::npos) << text;
+  EXPECT_NE(text.find("collbench_node_fabric_bandwidth_bytes_per_second{command=\"fabric\",node="), std::string::npos)
+      << text;
+  const Result lint = shell("promtool check metrics < " + prom.string());
+  EXPECT_EQ(lint.code, 0) << describe(lint);
+  EXPECT_EQ(lint.out + lint.err, "") << text;
   for (const char* m : {"latency_us", "bandwidth_gbs"}) {
     const json& v = d["matrices"][m]["values"];
     ASSERT_EQ(v.size(), 4u) << m;

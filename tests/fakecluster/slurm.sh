@@ -8,7 +8,7 @@
 #   3. bad input at run time (a --baseline file broken after the sbatch file was written):
 #      collbench exits 2, and so must the job (sbatch --wait and scontrol's ExitCode);
 #   4. `collbench launch prolog` as the cluster's Prolog (PrologFlags=Alloc), node3's loopback
-#      slowed (its ranks talk over TCP on lo): a job's allocation runs it on every node; node3's log has the [FAIL] and
+#      slowed (its ranks talk over TCP on lo): a one-node job on each node in turn runs it there; node3's log has the [FAIL] and
 #      the drain line, the others passed, and node3 is not drained (the script only prints it).
 # The sbatch files are `collbench launch slurm`'s. Jobs are submitted from a clean environment
 # (env -i: PATH, HOME, SLURM_CONF) plus only the variables in JOB_EXPORTS, so whatever they need
@@ -162,24 +162,28 @@ cat >"$TMP/prolog/t.json" <<'EOF'
  "thresholds": [{"op": "all_reduce", "scope": "node", "bytes": 1048576, "fail_below": 0.05, "warn_below": 0.1,
                  "basis": "derived", "source": "between a loopback at 100 Mbit/s and an unshaped one"}]}
 EOF
-# OMPI_MCA_btl=tcp,self: the node's two ranks talk over lo (shared memory would not see the limit).
+# OMPI_MCA_btl=tcp,self: the node's two ranks talk over lo (shared memory would not see the limit);
+# yield_when_idle: a waiting rank gives its core up, as on a busy host it must.
 "$CB" launch prolog --tasks-per-node 2 --collbench "$CB" --mpirun "$(command -v mpirun)" --log-dir "$TMP/prolog/logs" \
-  --env OMPI_MCA_btl=tcp,self -o "$TMP/prolog/prolog.sh" -- --backend mpi --instance-type test.node \
+  --env OMPI_MCA_btl=tcp,self --env OMPI_MCA_mpi_yield_when_idle=1 -o "$TMP/prolog/prolog.sh" -- --backend mpi --instance-type test.node \
   --thresholds "$TMP/prolog/t.json" || fail "[prolog] collbench launch prolog failed"
 bash -n "$TMP/prolog/prolog.sh" || fail "[prolog] the script does not parse"
 # A Prolog is read when the daemons start: the cluster comes up again with it (a few seconds).
 FS_PROLOG="$TMP/prolog/prolog.sh" "$FS" up 4 >/dev/null || fail "[prolog] fake-slurm.sh up 4 with the Prolog"
 scripts/fake-cluster.sh shape loopback 3 100mbit >/dev/null || fail "[prolog] cannot shape node3's loopback"
-cat >"$TMP/prolog/job.sbatch" <<EOF
+# One single-node job per node, one after the other: the four checks at once on this one machine
+# would measure each other (under load, healthy loopbacks fell to the slowed one's 0.02 GB/s).
+for ((i = 0; i < 4; i++)); do
+  mkdir -p "$TMP/prolog-$i"
+  cat >"$TMP/prolog-$i/job.sbatch" <<EOF
 #!/bin/bash
-#SBATCH --nodes=4
-#SBATCH --ntasks-per-node=1
-#SBATCH --output=$TMP/prolog/%x-%j.out
+#SBATCH --nodes=1
+#SBATCH --nodelist=node$i
+#SBATCH --output=$TMP/prolog-$i/%x-%j.out
 srun hostname
 EOF
-submit prolog "$TMP/prolog/job.sbatch"
-[ "$JOB_RC" -eq 0 ] || { cat "$JOB_LOG"; fail "[prolog] the job failed (exit $JOB_RC): the Prolog must not fail a job"; }
-for ((i = 0; i < 4; i++)); do
+  submit "prolog-$i" "$TMP/prolog-$i/job.sbatch"
+  [ "$JOB_RC" -eq 0 ] || { cat "$JOB_LOG"; fail "[prolog] the job on node$i failed (exit $JOB_RC): the Prolog must not fail a job"; }
   log="$TMP/prolog/logs/collbench-node-check-node$i.log"
   [ -s "$log" ] || fail "[prolog] node$i: no check log $log (did the Prolog run?)"
   if [ "$i" = 3 ]; then
@@ -189,7 +193,7 @@ for ((i = 0; i < 4; i++)); do
   else
     grep -q "^collbench: node$i passed its node check$" "$log" || { tail -20 "$log"; fail "[prolog] node$i did not pass"; }
   fi
-  say "  [prolog] node$i: $(tail -1 "$log")"
+  say "  [prolog] node$i: $(grep -m1 -o 'busbw [0-9.e+-]* GB/s at 1 MiB' "$log"); $(tail -1 "$log")"
 done
 state=$(sinfo -h -n node3 -o '%t')
 case "$state" in *drain*|*drng*) fail "[prolog] node3 is $state: the script must print the drain line, not run it" ;; esac

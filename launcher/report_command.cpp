@@ -1,0 +1,67 @@
+// `collbench report`: collbench documents into metrics files.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "bench/errors.h"
+#include "launcher/commands.h"
+#include "launcher/result_input.h"
+#include "reports/core/journal.h"
+#include "reports/export/emf.h"
+#include "reports/export/metrics.h"
+#include "reports/export/prometheus.h"
+
+namespace collbench {
+namespace {
+
+// A collbench document as written, else whatever analyze reads (nccl-tests output, a run's
+// .partial journal) as a run document.
+nlohmann::json load_document(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("{}: cannot read it", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
+  if (doc.is_object() && doc.contains("schema")) return doc;
+  return load_results(path, {}).document;
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::fputs(text.c_str(), stdout);
+    return;
+  }
+  report::write_file_atomically(path, text);
+}
+
+}  // namespace
+
+int report_command(const Command& cmd) {
+  const ReportOptions& o = cmd.report;
+  report::MetricSet set;
+  for (const auto& file : o.files) {
+    const nlohmann::json doc = load_document(file);
+    try {
+      report::add_document_metrics(doc, set);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("{}: {}", file, e.what()));
+    }
+  }
+  // Both texts first: a bad input leaves neither file.
+  const std::string prom = o.prom.empty() ? "" : report::prometheus_text(set);
+  const long long now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  const std::string emf = o.emf.empty() ? "" : report::emf_lines(set, o.emf_namespace, now_ms);
+  if (!o.prom.empty()) write_output(o.prom, prom);
+  if (!o.emf.empty()) write_output(o.emf, emf);
+  for (const auto& [path, what] : {std::pair{o.prom, "Prometheus text"}, std::pair{o.emf, "EMF lines"}})
+    if (!path.empty() && path != "-")
+      std::fprintf(stderr, "collbench: wrote %s to %s (%zu records)\n", what, path.c_str(), set.records.size());
+  return kExitOk;
+}
+
+}  // namespace collbench
