@@ -88,6 +88,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
       "run", "Sweep collectives over message sizes and report time, algbw, busbw and #wrong as nccl-tests does");
   add_run_options(*run, cmd.run, raw);
   add_verdict_options(*run, cmd.verdict, raw);
+  add_html_option(*run, cmd.verdict);
   std::string tolerance;  // empty: the default for the backend compared (compare_runs)
   run->add_option("--baseline", cmd.baseline, "Compare with this earlier collbench JSON (see 'compare')");
   run->add_option("--tolerance", tolerance, kToleranceHelp);
@@ -121,16 +122,19 @@ Command parse_command_line(const std::vector<std::string>& args) {
   hunt->add_option("--timeout", cmd.run.timeout_s, "Seconds one round may take")->capture_default_str();
   hunt->add_option("--fail-on", raw["fail-on"], "fail (default) or warn");
   hunt->add_option("--color", cmd.verdict.color, "auto, always or never")->capture_default_str();
+  add_html_option(*hunt, cmd.verdict);
   hunt->add_flag("--no-color", raw["no-color"], "Same as --color never");
   hunt->footer(kExitCodes);
 
   std::map<std::string, std::string> fabric_raw;
   CLI::App* fabric = add_fabric_subcommand(app, cmd.fabric, fabric_raw);
   add_verdict_options(*fabric, cmd.verdict, raw);
+  add_html_option(*fabric, cmd.verdict);
 
   std::map<std::string, std::string> preflight_raw;
   CLI::App* preflight = add_preflight_subcommand(app, cmd, preflight_raw);
   add_verdict_options(*preflight, cmd.verdict, raw);
+  add_html_option(*preflight, cmd.verdict);
 
   CLI::App* analyze = app.add_subcommand(
       "analyze", "Judge results collbench did not produce: nccl-tests text or JSON (-J) output, collbench JSON, "
@@ -194,8 +198,10 @@ Command parse_command_line(const std::vector<std::string>& args) {
     throw UsageError(fmt::format("{}; see '{}'", e.what(), where));
   }
   finish_verdict_options(cmd.verdict, raw);
+  if (!cmd.verdict.html.empty()) check_output_file("--html", cmd.verdict.html);
   // Not for `thresholds derive`, whose --instance-type names the profile it writes.
-  if (run->parsed() || fabric->parsed() || preflight->parsed() || analyze->parsed() || compare->parsed())
+  if (run->parsed() || fabric->parsed() || preflight->parsed() || analyze->parsed() || compare->parsed() ||
+      report->parsed())
     check_verdict_inputs(cmd.verdict);
   if (run->parsed()) {
     if (!cmd.baseline.empty()) load_results_document(cmd.baseline);  // unusable: exit 2 before anything runs

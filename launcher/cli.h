@@ -16,6 +16,7 @@ struct VerdictOptions {
   std::string instance_type;  // empty: the machine's DMI product name, if it is an EC2 type
   bool fail_on_warn = false;  // --fail-on warn: a WARN exits 3 too
   std::string color = "auto";
+  std::string html;           // --html FILE: the report page of the command's document, written at the end
 };
 
 struct AnalyzeOptions {
@@ -89,6 +90,7 @@ struct LaunchOptions {
 
 struct ReportOptions {
   std::vector<std::string> files;  // collbench documents (or results analyze reads)
+  std::string html;                // the page; "-" standard output
   std::string prom;                // Prometheus text file; "-" standard output
   std::string emf;                 // CloudWatch EMF lines; "-" standard output
   std::string emf_namespace = "collbench";

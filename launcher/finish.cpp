@@ -1,10 +1,15 @@
 #include "launcher/finish.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 
 #include "bench/errors.h"
 #include "launcher/agree.h"
+#include "launcher/verdicts.h"
+#include "reports/core/journal.h"
 #include "reports/core/summary.h"
+#include "reports/html/page.h"
 
 namespace collbench {
 
@@ -47,6 +52,19 @@ int finish(Control& control, const VerdictOptions& verdict, bool color, const En
         code = kExitCouldNotRun;
       }
     }
+    if (!verdict.html.empty() && ending.document) {
+      try {
+        const nlohmann::json doc = ending.document(ending.findings, code);
+        const std::string type = report::html::document_instance_type(doc);
+        report::write_file_atomically(
+            verdict.html, report::html::html_page({{verdict.html, doc, type.empty() ? std::nullopt
+                                                                                    : thresholds_for(verdict, type)}},
+                                                  "collbench " COLLBENCH_VERSION));
+      } catch (const std::exception& e) {
+        print_error(fmt::format("--html {}: {}", verdict.html, e.what()), 0);
+        code = kExitCouldNotRun;
+      }
+    }
   }
   return static_cast<int>(-control.min(-code));
 }
@@ -59,7 +77,8 @@ int finish_phase(Control& control, const VerdictOptions& verdict, bool color, Ph
       return kExitUsage;
     case PhaseResult::Status::Ran: break;
   }
-  return finish(control, verdict, color, {std::move(phase.findings), true, std::move(phase.save), std::nullopt});
+  return finish(control, verdict, color,
+                {std::move(phase.findings), true, std::move(phase.save), std::nullopt, std::move(phase.document)});
 }
 
 }  // namespace collbench

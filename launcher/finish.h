@@ -15,6 +15,8 @@ struct Ending {
   bool print_findings = true;  // false: the command printed them itself (analyze, file by file)
   std::function<void(const std::vector<report::Finding>&, int)> save;  // may be empty
   std::optional<int> exit_code;  // set: this code, not the findings' (a set-up failure is 1, not 3)
+  // The document, for --html; may be empty (then no page).
+  std::function<nlohmann::json(const std::vector<report::Finding>&, int)> document = nullptr;
 };
 
 // Collective over `control`. A document that cannot be written makes the exit code 1 (said on

@@ -157,6 +157,7 @@ int preflight_command(const Command& cmd, const std::vector<std::string>& argv) 
     ending.save = [&](const std::vector<Finding>&, int code) {
       journal->finish(report::preflight_document(record, hints, code));
     };
+  ending.document = [&](const std::vector<Finding>&, int code) { return report::preflight_document(record, hints, code); };
   const int code = finish(control, cmd.verdict, color, ending);
   if (rank == 0) {
     std::printf("%s# preflight: %s in %.0f s (budget %.0f s); valid until %s\n", report::render_hints(hints).c_str(),

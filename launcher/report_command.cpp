@@ -1,5 +1,6 @@
-// `collbench report`: collbench documents into metrics files.
+// `collbench report`: collbench documents into a page and metrics files.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cstdio>
@@ -13,6 +14,8 @@
 #include "reports/export/emf.h"
 #include "reports/export/metrics.h"
 #include "reports/export/prometheus.h"
+#include "reports/html/page.h"
+#include "launcher/verdicts.h"
 
 namespace collbench {
 namespace {
@@ -42,23 +45,32 @@ void write_output(const std::string& path, const std::string& text) {
 int report_command(const Command& cmd) {
   const ReportOptions& o = cmd.report;
   report::MetricSet set;
+  std::vector<report::html::PageDocument> pages;
   for (const auto& file : o.files) {
     const nlohmann::json doc = load_document(file);
-    try {
+    try {  // refuses what is not a collbench document, for the page too
       report::add_document_metrics(doc, set);
     } catch (const std::invalid_argument& e) {
-      throw UsageError(fmt::format("{}: {}", file, e.what()));
+      if (!o.prom.empty() || !o.emf.empty() || std::string(e.what()).find("one document per command") == std::string::npos)
+        throw UsageError(fmt::format("{}: {}", file, e.what()));
     }
+    const std::string type = cmd.verdict.instance_type.empty() ? report::html::document_instance_type(doc) : cmd.verdict.instance_type;
+    pages.push_back({file, doc, type.empty() ? std::nullopt : thresholds_for(cmd.verdict, type)});
   }
-  // Both texts first: a bad input leaves neither file.
+  // Every text first: a bad input leaves no file.
+  const std::string page =
+      o.html.empty() ? "" : report::html::html_page(pages, fmt::format("collbench {}: {}", COLLBENCH_VERSION,
+                                                                       fmt::join(o.files, ", ")));
   const std::string prom = o.prom.empty() ? "" : report::prometheus_text(set);
   const long long now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
   const std::string emf = o.emf.empty() ? "" : report::emf_lines(set, o.emf_namespace, now_ms);
+  if (!o.html.empty()) write_output(o.html, page);
   if (!o.prom.empty()) write_output(o.prom, prom);
   if (!o.emf.empty()) write_output(o.emf, emf);
-  for (const auto& [path, what] : {std::pair{o.prom, "Prometheus text"}, std::pair{o.emf, "EMF lines"}})
+  for (const auto& [path, what] :
+       {std::pair{o.html, "the page"}, std::pair{o.prom, "Prometheus text"}, std::pair{o.emf, "EMF lines"}})
     if (!path.empty() && path != "-")
       std::fprintf(stderr, "collbench: wrote %s to %s (%zu records)\n", what, path.c_str(), set.records.size());
   return kExitOk;

@@ -1,5 +1,7 @@
 #include "reports/export/metrics.h"
 
+#include "reports/core/json_fields.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -68,12 +70,6 @@ double utc_seconds(const std::string& iso) {
 
 namespace {
 
-std::string text_of(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "";
-  return v.dump();
-}
-
 // Adds one document's records; `base` is command (and phase) for every record of it.
 class DocumentMetrics {
  public:
@@ -91,15 +87,15 @@ class DocumentMetrics {
 
   void verdict_and_findings(const json& doc) {
     std::map<std::tuple<std::string, std::string, std::string>, int> counts;  // phase (preflight), tag, code
-    for (const auto& f : doc.value("findings", json::array()))
-      ++counts[{text_of(f.value("phase", json())), text_of(f.value("tag", json())), text_of(f.value("code", json()))}];
+    for (const auto& f : array_at(doc, "findings"))
+      ++counts[{string_at(f, "phase"), string_at(f, "tag"), string_at(f, "code")}];
     for (const auto& [key, n] : counts) {
       const auto& [phase, tag, code] = key;
       Labels labels{{"tag", tag}, {"code", code}};
       if (!phase.empty()) labels.insert(labels.begin(), {"phase", phase});
       add(std::move(labels), {{&metric::kFindings, static_cast<double>(n)}});
     }
-    const json v = doc.value("verdict", json::object());
+    const json v = object_at(doc, "verdict");
     std::vector<std::pair<const MetricDef*, double>> values;
     if (v.contains("issues_found") && v["issues_found"].is_number())
       values.push_back({&metric::kIssuesFound, v["issues_found"].get<double>()});
@@ -112,36 +108,37 @@ class DocumentMetrics {
   }
 
   void info(const json& doc) {
-    const json world = doc.value("world", json::object());
-    const json tool = doc.value("tool", json::object());
-    add({{"version", text_of(tool.value("version", doc.value("tool_version", json())))},
-         {"backend", text_of(world.value("backend", json()))},
-         {"instance_type", text_of(world.value("instance_type", json()))}},
+    const json world = object_at(doc, "world");
+    const json tool = object_at(doc, "tool");
+    const std::string version = string_at(tool, "version");
+    add({{"version", version.empty() ? string_at(doc, "tool_version") : version},
+         {"backend", string_at(world, "backend")},
+         {"instance_type", string_at(world, "instance_type")}},
         {{&metric::kInfo, 1}});
   }
 
   void cases(const json& doc) {
     std::vector<std::string> host_of_rank;
-    for (const auto& r : doc.value("world", json::object()).value("rank_info", json::array()))
-      host_of_rank.push_back(text_of(r.value("host", json())));
-    for (const auto& c : doc.value("cases", json::array())) {
-      const json group = c.value("group", json::object());
-      const std::string scope = text_of(group.value("scope", json("world")));
-      Labels labels{{"op", text_of(c.value("op", json()))},
-                    {"dtype", text_of(c.value("dtype", json()))},
-                    {"redop", text_of(c.value("redop", json()))},
-                    {"placement", text_of(c.value("placement", json()))},
+    for (const auto& r : array_at(object_at(doc, "world"), "rank_info"))
+      host_of_rank.push_back(string_at(r, "host"));
+    for (const auto& c : array_at(doc, "cases")) {
+      const json group = object_at(c, "group");
+      const std::string scope = string_at(group, "scope");
+      Labels labels{{"op", string_at(c, "op")},
+                    {"dtype", string_at(c, "dtype")},
+                    {"redop", string_at(c, "redop")},
+                    {"placement", string_at(c, "placement")},
                     {"scope", scope},
-                    {"size_bytes", text_of(c.value("bytes", json()))}};
+                    {"size_bytes", string_at(c, "bytes")}};
       if (scope != "world") {  // a node (or other) group: name its host, else its id
-        const json ranks = group.value("ranks", json::array());
+        const json ranks = array_at(group, "ranks");
         const int first = ranks.empty() || !ranks[0].is_number_integer() ? -1 : ranks[0].get<int>();
         const bool known = first >= 0 && first < static_cast<int>(host_of_rank.size());
-        labels.push_back({"node", known ? host_of_rank[first] : "group" + text_of(group.value("id", json()))});
+        labels.push_back({"node", known ? host_of_rank[first] : "group" + string_at(group, "id")});
       }
-      add(std::move(labels), {{&metric::kBusBandwidth, number(c, "busbw_gbs") * 1e9},
-                              {&metric::kAlgBandwidth, number(c, "algbw_gbs") * 1e9},
-                              {&metric::kMedianTime, number(c.value("time_us", json::object()), "median") * 1e-6}});
+      add(std::move(labels), {{&metric::kBusBandwidth, number_at(c, "busbw_gbs") * 1e9},
+                              {&metric::kAlgBandwidth, number_at(c, "algbw_gbs") * 1e9},
+                              {&metric::kMedianTime, number_at(object_at(c, "time_us"), "median") * 1e-6}});
     }
   }
 
@@ -153,33 +150,29 @@ class DocumentMetrics {
   }
 
   void hunt(const json& doc) {
-    for (const auto& n : doc.value("attribution", json::object()).value("nodes", json::array())) {
-      const std::string host = text_of(n.value("host", json()));
+    for (const auto& n : array_at(object_at(doc, "attribution"), "nodes")) {
+      const std::string host = string_at(n, "host");
       add({{"node", host}},
-          {{&metric::kNodeBusBandwidth, number(n, "score_gbs") * 1e9}, {&metric::kNodeDrop, number(n, "drop")}});
-      node_verdict("pairs", host, text_of(n.value("verdict", json())));
+          {{&metric::kNodeBusBandwidth, number_at(n, "score_gbs") * 1e9}, {&metric::kNodeDrop, number_at(n, "drop")}});
+      node_verdict("pairs", host, string_at(n, "verdict"));
     }
   }
 
   void fabric(const json& doc) {
-    const json verdicts = doc.value("attribution", json::object());
+    const json verdicts = object_at(doc, "attribution");
     for (const char* check : {"latency", "bandwidth"}) {
       if (!verdicts.contains(check) || !verdicts[check].is_object()) continue;
       const bool latency = std::string(check) == "latency";
-      for (const auto& u : verdicts[check].value("units", json::array())) {
-        const std::string unit = text_of(u.value("unit", json()));
-        const double score = number(u, "score");
+      for (const auto& u : array_at(verdicts[check], "units")) {
+        const std::string unit = string_at(u, "unit");
+        const double score = number_at(u, "score");
         if (latency)
           add({{"node", unit}}, {{&metric::kNodeFabricLatency, score * 1e-6}});
         else
           add({{"node", unit}}, {{&metric::kNodeFabricBandwidth, score * 1e9}});
-        node_verdict(check, unit, text_of(u.value("verdict", json())));
+        node_verdict(check, unit, string_at(u, "verdict"));
       }
     }
-  }
-
-  static double number(const json& o, const char* key) {
-    return o.is_object() && o.contains(key) && o[key].is_number() ? o[key].get<double>() : NAN;
   }
 
  private:
@@ -196,8 +189,8 @@ std::string command_of(const std::string& schema) {
 
 // A preflight phase's document is `nested`: its findings and verdict are the preflight's already.
 void add_one(const json& doc, const Labels& base, bool nested, MetricSet& out) {
-  const std::string command = command_of(doc.value("schema", ""));
-  DocumentMetrics m(base, utc_seconds(doc.value("started_at", "")), out);
+  const std::string command = command_of(string_at(doc, "schema"));
+  DocumentMetrics m(base, utc_seconds(string_at(doc, "started_at")), out);
   if (command == "run" || command == "hunt") m.cases(doc);
   if (command == "hunt") m.hunt(doc);
   if (command == "fabric") m.fabric(doc);
@@ -214,7 +207,7 @@ std::string record_key(const MetricDef& def, const Labels& labels) {
 }  // namespace
 
 void add_document_metrics(const json& doc, MetricSet& out) {
-  const std::string schema = doc.is_object() ? doc.value("schema", "") : "";
+  const std::string schema = string_at(doc, "schema");
   const std::string command = command_of(schema);
   if (command.empty())
     throw std::invalid_argument(fmt::format(
@@ -226,14 +219,14 @@ void add_document_metrics(const json& doc, MetricSet& out) {
 
   add_one(doc, {{"command", command}}, false, out);
   if (command == "preflight") {
-    DocumentMetrics m({{"command", command}}, utc_seconds(doc.value("started_at", "")), out);
-    if (const double until = utc_seconds(doc.value("valid_until", "")); until > 0)
+    DocumentMetrics m({{"command", command}}, utc_seconds(string_at(doc, "started_at")), out);
+    if (const double until = utc_seconds(string_at(doc, "valid_until")); until > 0)
       m.add({}, {{&metric::kValidUntil, until}});
-    for (const auto& p : doc.value("phases", json::array())) {
-      const std::string phase = text_of(p.value("name", json()));
-      m.add({{"phase", phase}, {"status", text_of(p.value("status", json()))}},
-            {{&metric::kPhaseWall, DocumentMetrics::number(p, "wall_s")}});
-      if (p.contains("document") && p["document"].is_object() && !command_of(p["document"].value("schema", "")).empty())
+    for (const auto& p : array_at(doc, "phases")) {
+      const std::string phase = string_at(p, "name");
+      m.add({{"phase", phase}, {"status", string_at(p, "status")}},
+            {{&metric::kPhaseWall, number_at(p, "wall_s")}});
+      if (p.contains("document") && p["document"].is_object() && !command_of(string_at(p["document"], "schema")).empty())
         add_one(p["document"], {{"command", command}, {"phase", phase}}, true, out);
     }
   }

@@ -63,6 +63,20 @@ TEST_F(Report, NcclTestsOutputIsReadAsAnalyzeReadsIt) {
   expect_promtool_accepts(dir_ / "stdin.prom");
 }
 
+TEST_F(Report, RunWritesItsPageWithHtmlAndRefusesAFolderThatIsNotThereBeforeMeasuring) {
+  const fs::path page = dir_ / "run.html";
+  const Result r = collbench("run --backend mpi -b 1K -e 16K -n 3 --no-progress --html " + page.string(), 2);
+  ASSERT_EQ(r.code, 0) << describe(r);
+  const std::string html = slurp(page);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("all_reduce float busbw, world scope"), std::string::npos);
+  EXPECT_NE(html.find("all_to_all float busbw, world scope"), std::string::npos);
+  const Result bad = collbench("run --backend mpi -e 16K --html /no/such/dir/p.html", 2);
+  EXPECT_EQ(bad.code, 2) << describe(bad);
+  EXPECT_NE(bad.err.find("--html /no/such/dir/p.html: no folder"), std::string::npos) << bad.err;
+  EXPECT_EQ(bad.out.find("all_reduce"), std::string::npos) << "nothing measured: " << bad.out;
+}
+
 TEST_F(Report, BadInputIsRefusedByNameAndNothingIsWritten) {
   const fs::path run = dir_ / "run.json", prom = dir_ / "m.prom", emf = dir_ / "m.emf";
   ASSERT_EQ(collbench("run --backend mpi -b 1K -e 4K -n 3 --no-progress --json " + run.string(), 2).code, 0);
@@ -71,7 +85,8 @@ TEST_F(Report, BadInputIsRefusedByNameAndNothingIsWritten) {
     std::string args, says;
   };
   const std::vector<Case> cases{
-      {run.string(), "give --prom FILE or --emf FILE"},
+      {run.string(), "give -o FILE.html, --prom FILE or --emf FILE"},
+      {run.string() + " -o " + (dir_ / "p.html").string() + " --prom " + (dir_ / "p.html").string(), "both name"},
       {(dir_ / "missing.json").string() + " --prom " + prom.string(), "missing.json"},
       {run.string() + " --prom /no/such/dir/m.prom", "--prom /no/such/dir/m.prom: no folder"},
       {run.string() + " --prom " + dir_.string(), "a folder"},

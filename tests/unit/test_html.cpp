@@ -1,0 +1,78 @@
+// The report page's pure parts: escaping, the charts' marks, large matrices drawn as blocks, and a
+// page from a document with members missing or null.
+#include <gtest/gtest.h>
+
+#include "reports/html/page.h"
+#include "reports/html/svg.h"
+
+namespace collbench::report::html {
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(Html, EscapeLeavesNoMarkupThrough) {
+  EXPECT_EQ(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+}
+
+TEST(Html, ALineChartHasAPointPerValueWithItsNumberAndTheThresholdLines) {
+  LineChart c{"busbw", "GB/s", {{"out_of_place", {{1024, 1.5}, {2048, 2.5}, {4096, NAN}}, 0}},
+              {{2.0, "fail below 2", "fail"}}};
+  const std::string svg = render(c);
+  EXPECT_EQ(count(svg, "<circle"), 2u) << "a NaN is no point";
+  EXPECT_NE(svg.find("<title>out_of_place: 2 KiB → 2.5 GB/s</title>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("class=\"threshold fail\""), std::string::npos);
+  EXPECT_NE(svg.find(">1 KiB<"), std::string::npos);
+}
+
+TEST(Html, ABarChartMarksTheBarsAskedFor) {
+  const std::string svg = render(BarChart{"t", "µs", {{"r0", 10, false}, {"r1", 30, true}}});
+  EXPECT_EQ(count(svg, "class=\"bar marked\""), 1u);
+  EXPECT_NE(svg.find("▲ r1"), std::string::npos);
+}
+
+Heatmap square(std::size_t n, int slow) {
+  Heatmap h;
+  h.title = "m";
+  h.value_label = "GB/s";
+  for (std::size_t i = 0; i < n; ++i) h.names.push_back("n" + std::to_string(i));
+  h.values.assign(n, std::vector<std::optional<double>>(n));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (i != j) h.values[i][j] = (static_cast<int>(i) == slow || static_cast<int>(j) == slow) ? 1.0 : 10.0;
+  h.marked_names = {slow};
+  return h;
+}
+
+TEST(Html, ASmallHeatmapDrawsEveryPairAndNamesTheMarkedNode) {
+  const std::string svg = render(square(4, 2));
+  // Node 2's six cells at a tenth of the median, the other six at it; each count has its legend swatch.
+  EXPECT_EQ(count(svg, "<rect class=\"h0\" x"), 6u + 1u);
+  EXPECT_EQ(count(svg, "<rect class=\"h3\" x"), 6u + 1u);
+  EXPECT_NE(svg.find(">▲ n2<"), std::string::npos);
+}
+
+TEST(Html, ALargeHeatmapDrawsBlocksThatShowTheirWorstPair) {
+  const std::string svg = render(square(1024, 300));
+  EXPECT_LE(count(svg, "<rect class=\"h"), 128u * 128u + 5u);  // the legend's five swatches
+  // Node 300 is in block 37 (8 nodes a block): its row and column are the slow ones.
+  EXPECT_EQ(count(svg, "<rect class=\"h0\" x"), 2u * 128u - 1u + 1u);  // and the legend's swatch
+  EXPECT_NE(svg.find("n296–n303 ↔ n0–n7: worst 1 GB/s"), std::string::npos);
+  EXPECT_NE(svg.find("▲<title>n300</title>"), std::string::npos);
+}
+
+TEST(Html, APageOfADocumentWithMissingOrNullMembersStillRenders) {
+  const nlohmann::json doc = {{"schema", "collbench.run/1"}, {"world", nullptr}, {"verdict", {{"exit_code", nullptr}}},
+                              {"findings", {{{"tag", "WARN"}, {"code", nullptr}}, 5}},
+                              {"cases", {{{"op", "all_reduce"}, {"bytes", 1024}, {"busbw_gbs", nullptr}}}}};
+  const std::string page = html_page({{"odd.json", doc, std::nullopt}}, "test");
+  EXPECT_NE(page.find("<h2>run: <code>odd.json</code></h2>"), std::string::npos);
+  EXPECT_NE(page.find("[WARN]"), std::string::npos);
+  EXPECT_EQ(page.find("<script"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace collbench::report::html
