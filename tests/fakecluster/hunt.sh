@@ -24,19 +24,20 @@ source tests/fakecluster/require.sh
 
 out=$(mktemp /tmp/cb-hunt.XXXXXX)
 json=$(mktemp /tmp/cb-hunt-json.XXXXXX)
-trap '"$FC" down >/dev/null 2>&1; rm -f "$out" "$json" "$json.partial"' EXIT
+html=$(mktemp /tmp/cb-hunt-html.XXXXXX)
+trap '"$FC" down >/dev/null 2>&1; rm -f "$out" "$json" "$json.partial" "$html"' EXIT
 limit=${HUNT_LIMIT:-300}
 
 # cluster NODES: a fresh fake cluster of NODES nodes, nothing shaped.
 cluster() { "$FC" down >/dev/null 2>&1; "$FC" up "$1" >/dev/null || { say "FAIL: fake-cluster up $1"; exit 1; }; nodes=$1; }
 # hunt_once NAME RANKS_PER_NODE: the hunt with its defaults on the cluster as shaped now; output in
-# $out, JSON in $json, exit code in $rc; fails the test when it runs past $limit.
+# $out, JSON in $json, its page (--html) in $html, exit code in $rc; fails the test when it runs past $limit.
 hunt_once() {
   local name=$1 per=$2 start=$SECONDS
-  rm -f "$json"
+  rm -f "$json" "$html"
   # shellcheck disable=SC2046
   timeout "$((limit + 30))" mpirun $("$FC" mpirun-args) -np $((nodes * per)) --map-by node \
-    "$BIN" hunt --backend mpi --no-color --json "$json" >"$out" 2>&1
+    "$BIN" hunt --backend mpi --no-color --json "$json" --html "$html" >"$out" 2>&1
   rc=$?
   local took=$((SECONDS - start))
   grep -E '^# (Hunt|Budget|round|confirmation)|^\[(FAIL|WARN|PASS)\]' "$out"
@@ -78,6 +79,9 @@ assert f and f[0]["subject"] == {"kind": "node", "hosts": ["node2"], "ranks": [2
 assert d["verdict"]["exit_code"] == 3 and d["complete"] is True
 print("hunt: JSON: %d bytes a pair, phases %s" % (d["hunt"]["bytes"], phases))
 PY
+# The page: the pair matrix as a heatmap, node2 marked on it.
+grep -q '<rect class="h0"' "$html" && grep -q '>▲ node2<' "$html" ||
+  { say "FAIL: 6x1 slow node: the --html page has no heatmap with node2 marked"; exit 1; }
 
 "$FC" unshape >/dev/null && "$FC" shape link 1 4 50mbit >/dev/null || { say "FAIL: shaping link 1-4"; exit 1; }
 hunt_once "6x1 slow link" 1
