@@ -1,4 +1,6 @@
 #include "bench/mpi_backend.h"
+
+#include "bench/host_memory.h"
 #include "bench/versions.h"
 
 #include <fmt/format.h>
@@ -52,16 +54,6 @@ constexpr int kSendRecvTag = 7;
 
 void MpiBackend::FreeDeleter::operator()(void* p) const { std::free(p); }
 
-std::uint64_t host_memory_available() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::uint64_t kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
-  return 0;
-}
-
 MpiBackend::MpiBackend() : comm_(dup_world(&rank_, &size_)) {}
 
 MpiBackend::MpiBackend(MPI_Comm comm) : comm_(comm) {
@@ -107,12 +99,7 @@ void MpiBackend::reserve(std::uint64_t send_bytes, std::uint64_t recv_bytes) {
   int local = 1;
   MPI_Comm_size(node, &local);
   MPI_Comm_free(&node);
-  const std::uint64_t need = (send_bytes + recv_bytes) * static_cast<std::uint64_t>(local);
-  const std::uint64_t avail = host_memory_available();
-  if (avail > 0 && need > avail * 9 / 10)
-    throw UsageError(fmt::format(
-        "-e too large: {} ranks on this node need {} of host buffers but {} is available; lower -e",
-        local, size_text(need), size_text(avail)));
+  check_host_buffers(send_bytes + recv_bytes, 1, local, "host buffers");
 
   const auto alloc = [](std::uint64_t bytes) {
     const std::size_t rounded = (static_cast<std::size_t>(bytes) + 4095) / 4096 * 4096;

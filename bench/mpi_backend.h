@@ -54,7 +54,4 @@ class MpiBackend final : public Backend {
   std::uint64_t recv_capacity_ = 0;
 };
 
-// MemAvailable from /proc/meminfo, in bytes; 0 when it cannot be read.
-std::uint64_t host_memory_available();
-
 }  // namespace collbench

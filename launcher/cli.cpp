@@ -10,9 +10,11 @@
 #include "bench/sizes.h"
 #include "launcher/cli_fabric.h"
 #include "launcher/cli_launch.h"
+#include "launcher/cli_outputs.h"
 #include "launcher/cli_report.h"
 #include "launcher/cli_preflight.h"
 #include "launcher/cli_run.h"
+#include "launcher/cli_verdict.h"
 #include "launcher/verdicts.h"
 
 namespace collbench {
@@ -24,26 +26,6 @@ constexpr const char* kToleranceHelp =
 constexpr const char* kExitCodes =
     "Exit codes: 0 ran, nothing failed; 1 could not run (no GPU, MPI/NCCL failure, hang, dead rank); 2 bad usage or "
     "input; 3 ran and at least one [FAIL] (with --fail-on warn, a [WARN] too).";
-
-void add_verdict_options(CLI::App& app, VerdictOptions& v, std::map<std::string, std::string>& raw) {
-  app.add_option("--thresholds", v.thresholds,
-                 "Thresholds FILE, DIR of <instance-type>.json files, or none (default: the installed thresholds/)");
-  app.add_option("--instance-type", v.instance_type,
-                 "EC2 instance type to judge against (default: the machine's DMI product name)");
-  app.add_option("--fail-on", raw["fail-on"], "fail (default) or warn: which findings make the exit code 3");
-  app.add_option("--color", v.color, "Colour the finding tags: auto, always or never")->capture_default_str();
-  app.add_flag("--no-color", raw["no-color"], "Same as --color never");
-}
-
-void finish_verdict_options(VerdictOptions& v, std::map<std::string, std::string>& raw) {
-  const std::string& fail_on = raw["fail-on"];
-  if (fail_on == "warn") v.fail_on_warn = true;
-  else if (!fail_on.empty() && fail_on != "fail")
-    throw UsageError(fmt::format("--fail-on '{}': use fail or warn", fail_on));
-  if (raw["no-color"] == "true" || raw["no-color"] == "1") v.color = "never";
-  if (v.color != "auto" && v.color != "always" && v.color != "never")
-    throw UsageError(fmt::format("--color '{}': use auto, always or never", v.color));
-}
 
 }  // namespace
 
@@ -198,7 +180,8 @@ Command parse_command_line(const std::vector<std::string>& args) {
     throw UsageError(fmt::format("{}; see '{}'", e.what(), where));
   }
   finish_verdict_options(cmd.verdict, raw);
-  if (!cmd.verdict.html.empty()) check_output_file("--html", cmd.verdict.html);
+  for (const CLI::App* sub : {run, hunt, fabric, preflight, analyze, derive, report, launch_slurm, launch_k8s, launch_prolog})
+    if (sub->parsed()) check_output_options(*sub);
   // Not for `thresholds derive`, whose --instance-type names the profile it writes.
   if (run->parsed() || fabric->parsed() || preflight->parsed() || analyze->parsed() || compare->parsed() ||
       report->parsed())

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "bench/errors.h"
+#include "bench/host_memory.h"
 #include "bench/sizes.h"
 
 namespace collbench {
@@ -64,6 +65,8 @@ void finish_fabric_options(FabricOptions& o, std::map<std::string, std::string>&
   if (o.warmup < 0 || o.bw_warmup < 0) throw UsageError("-w and --bw-warmup must be 0 or more");
   if (o.window < 1 || o.window > 1024) throw UsageError(fmt::format("--window {}: give 1 to 1024", o.window));
   if (!(o.timeout_s > 0)) throw UsageError(fmt::format("--timeout {:g}: give a positive number of seconds", o.timeout_s));
+  // One process's send and receive buffers; fabric_phase checks again with every rank on the node.
+  check_host_buffers(o.max_bytes, 2, 1, "send and receive buffers");
   if (o.pattern != "auto" && o.pattern != "pairwise" && o.pattern != "screen")
     throw UsageError(fmt::format("--pattern '{}': use auto, pairwise or screen", o.pattern));
   if (o.polling != "auto" && o.polling != "spin" && o.polling != "yield")

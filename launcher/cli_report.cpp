@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
 
 #include "bench/errors.h"
 
@@ -11,14 +10,6 @@ namespace collbench {
 void add_html_option(CLI::App& command, VerdictOptions& v) {
   command.add_option("--html", v.html,
                      "Also write the report page of the results here at the end (what 'collbench report FILE -o' makes)");
-}
-
-void check_output_file(const std::string& flag, const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path parent = fs::absolute(path).parent_path();
-  if (fs::is_directory(path)) throw UsageError(fmt::format("{} {}: a folder; give a file name in it", flag, path));
-  if (!fs::is_directory(parent))
-    throw UsageError(fmt::format("{} {}: no folder {}; create it first", flag, path, parent.string()));
 }
 
 CLI::App* add_report_subcommand(CLI::App& app, Command& cmd) {
@@ -63,8 +54,6 @@ void finish_report_options(Command& cmd) {
       if (pa == "-" && pb == "-") throw UsageError(fmt::format("{} - and {} -: only one can go to standard output", a, b));
       if (!pa.empty() && pa == pb) throw UsageError(fmt::format("{} and {} both name {}", a, b, pa));
     }
-  for (const auto& [flag, path] : outputs)
-    if (!path.empty() && path != "-") check_output_file(flag, path);
   if (o.emf_namespace.empty() || o.emf_namespace.size() > 255 || o.emf_namespace.find(':') != std::string::npos)
     throw UsageError(fmt::format("--emf-namespace '{}': give 1 to 255 characters without ':'", o.emf_namespace));
 }

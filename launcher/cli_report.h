@@ -10,9 +10,7 @@ namespace collbench {
 CLI::App* add_report_subcommand(CLI::App& app, Command& cmd);
 // --html FILE on a measuring command: the page `collbench report -o` would make of its document.
 void add_html_option(CLI::App& command, VerdictOptions& v);
-// An output file's place checked before anything runs: not a folder, in a folder that exists.
-// Throws UsageError naming `flag`.
-void check_output_file(const std::string& flag, const std::string& path);
+
 // Checks what add_report_subcommand collected before anything is read or written: at least one
 // output, outputs in folders that exist, not two outputs on standard output. Throws UsageError.
 void finish_report_options(Command& cmd);

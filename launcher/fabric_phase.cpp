@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "bench/errors.h"
+#include "bench/host_memory.h"
 #include "launcher/agree.h"
 
 #if !COLLBENCH_WITH_LIBFABRIC
@@ -132,6 +133,8 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
   std::unique_ptr<ofi::RdmEndpoint> ep;
   if (int c = agree(control,
                     [&] {
+                      const auto local = std::count(machines.begin(), machines.end(), machines[static_cast<std::size_t>(rank)]);
+                      check_host_buffers(o.max_bytes, 2, static_cast<int>(local), "send and receive buffers");
                       ep = std::make_unique<ofi::RdmEndpoint>(std::move(info), o.max_bytes, o.window + 2, who,
                                                               polling.by_rank[static_cast<std::size_t>(rank)]);
                     }))

@@ -73,7 +73,8 @@ TEST_F(Report, RunWritesItsPageWithHtmlAndRefusesAFolderThatIsNotThereBeforeMeas
   EXPECT_NE(html.find("all_to_all float busbw, world scope"), std::string::npos);
   const Result bad = collbench("run --backend mpi -e 16K --html /no/such/dir/p.html", 2);
   EXPECT_EQ(bad.code, 2) << describe(bad);
-  EXPECT_NE(bad.err.find("--html /no/such/dir/p.html: no folder"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--html /no/such/dir/p.html: the folder /no/such/dir does not exist"), std::string::npos)
+      << bad.err;
   EXPECT_EQ(bad.out.find("all_reduce"), std::string::npos) << "nothing measured: " << bad.out;
 }
 
@@ -88,8 +89,9 @@ TEST_F(Report, BadInputIsRefusedByNameAndNothingIsWritten) {
       {run.string(), "give -o FILE.html, --prom FILE or --emf FILE"},
       {run.string() + " -o " + (dir_ / "p.html").string() + " --prom " + (dir_ / "p.html").string(), "both name"},
       {(dir_ / "missing.json").string() + " --prom " + prom.string(), "missing.json"},
-      {run.string() + " --prom /no/such/dir/m.prom", "--prom /no/such/dir/m.prom: no folder"},
-      {run.string() + " --prom " + dir_.string(), "a folder"},
+      {run.string() + " --prom /no/such/dir/m.prom",
+       "--prom /no/such/dir/m.prom: the folder /no/such/dir does not exist"},
+      {run.string() + " --prom " + dir_.string(), "is a folder"},
       {run.string() + " --prom - --emf -", "only one can go to standard output"},
       {run.string() + " " + run.string() + " --prom " + prom.string() + " --emf " + emf.string(),
        "one document per command"},

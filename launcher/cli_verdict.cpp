@@ -1,0 +1,29 @@
+#include "launcher/cli_verdict.h"
+
+#include <fmt/format.h>
+
+#include "bench/errors.h"
+
+namespace collbench {
+
+void add_verdict_options(CLI::App& app, VerdictOptions& v, std::map<std::string, std::string>& raw) {
+  app.add_option("--thresholds", v.thresholds,
+                 "Thresholds FILE, DIR of <instance-type>.json files, or none (default: the installed thresholds/)");
+  app.add_option("--instance-type", v.instance_type,
+                 "EC2 instance type to judge against (default: the machine's DMI product name)");
+  app.add_option("--fail-on", raw["fail-on"], "fail (default) or warn: which findings make the exit code 3");
+  app.add_option("--color", v.color, "Colour the finding tags: auto, always or never")->capture_default_str();
+  app.add_flag("--no-color", raw["no-color"], "Same as --color never");
+}
+
+void finish_verdict_options(VerdictOptions& v, std::map<std::string, std::string>& raw) {
+  const std::string& fail_on = raw["fail-on"];
+  if (fail_on == "warn") v.fail_on_warn = true;
+  else if (!fail_on.empty() && fail_on != "fail")
+    throw UsageError(fmt::format("--fail-on '{}': use fail or warn", fail_on));
+  if (raw["no-color"] == "true" || raw["no-color"] == "1") v.color = "never";
+  if (v.color != "auto" && v.color != "always" && v.color != "never")
+    throw UsageError(fmt::format("--color '{}': use auto, always or never", v.color));
+}
+
+}  // namespace collbench
