@@ -1,5 +1,7 @@
 #include "launcher/agree.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <ctime>
 
@@ -22,8 +24,10 @@ void print_error(const std::string& msg, int rank) {
   else print_rank_error(msg, rank);
 }
 
+std::string rank_and_host(int rank) { return fmt::format("rank {} (host {})", rank, this_host()); }
+
 void print_rank_error(const std::string& msg, int rank) {
-  std::fprintf(stderr, "collbench: error on rank %d (host %s): %s\n", rank, this_host().c_str(), msg.c_str());
+  std::fprintf(stderr, "collbench: error on %s: %s\n", rank_and_host(rank).c_str(), msg.c_str());
   std::fflush(stderr);
 }
 

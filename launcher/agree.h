@@ -17,6 +17,8 @@ std::string utc_after(double seconds);
 void print_error(const std::string& msg, int rank);
 // "collbench: error on rank R (host H): ...", on any rank: for what only that process knows.
 void print_rank_error(const std::string& msg, int rank);
+// "rank R (host H)": how a message names one process.
+std::string rank_and_host(int rank);
 
 // How a process that fails a set-up step says so at once: "collbench: error on rank R (host H): ...".
 FailureReport report_at_once(int rank);

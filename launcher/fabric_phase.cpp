@@ -34,6 +34,7 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec&) {
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -53,6 +54,7 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec&) {
 #include "launcher/confirmation.h"
 #include "launcher/env_collect.h"
 #include "launcher/fabric_results.h"
+#include "launcher/stop_signals.h"
 #include "launcher/verdicts.h"
 #include "launcher/world.h"
 #include "reports/core/journal.h"
@@ -161,6 +163,22 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
     std::fputs(results.header().c_str(), stdout);
     std::fflush(stdout);
   }
+  // Rank 0 adds each round's lanes under its mutex; a stop signal saves the rounds so far.
+  struct Progress {
+    std::mutex mutex;
+    std::size_t rounds = 0;
+  };
+  const auto progress = std::make_shared<Progress>();
+  const StopScope stop(rank_and_host(rank), [=, path = o.output, color = spec.color](const EarlyEnd& end, const nlohmann::json&) -> StopSaved {
+    if (rank != 0) return {};
+    std::lock_guard lock(progress->mutex);
+    const Finding why = early_end_finding(end, stopped_progress(progress->rounds, "round", !path.empty()));
+    nlohmann::json doc = shared->document({why}, end.exit_code);
+    doc["complete"] = false;
+    doc["error"] = why.message;
+    if (!path.empty()) report::write_file_atomically(path, doc.dump(2) + "\n", false);
+    return {std::move(doc), why, color};
+  });
 
   ofi::LanePlan plan;
   for (std::uint64_t b : sweep_sizes(o.min_bytes, o.max_bytes, o.factor, 0)) {
@@ -180,8 +198,8 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
   // their lanes to rank 0. Rounds the budget does not reach are recorded as not measured.
   double load = 0;  // the most runnable tasks per core this rank saw around its rounds
   auto run_rounds = [&](const Schedule& rounds, int first, int later) {
-    nlohmann::json mine = nlohmann::json::array();
     for (std::size_t r = 0; r < rounds.size(); ++r) {
+      nlohmann::json mine = nlohmann::json::array();
       load = std::max(load, runnable_per_core());
       const int rounds_left = static_cast<int>(rounds.size() - r) + later;
       const double slice = budget.next_slice(control, rounds_left, std::numeric_limits<double>::infinity());
@@ -217,11 +235,15 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
         }
       }
       load = std::max(load, runnable_per_core());
+      // Each round reaches rank 0 as it ends, so a stopped run keeps it.
+      const std::vector<std::string> parts = control.gather_strings(mine.dump());
+      if (rank == 0) {
+        std::lock_guard lock(progress->mutex);
+        for (const auto& p : parts) results.add_lanes(nlohmann::json::parse(p));
+        ++progress->rounds;
+      }
       control.barrier();
     }
-    const std::vector<std::string> parts = control.gather_strings(mine.dump());
-    if (rank == 0)
-      for (const auto& p : parts) results.add_lanes(nlohmann::json::parse(p));
   };
 
   run_rounds(schedule, 0, 2);
@@ -229,6 +251,7 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
   // healthiest units, and doubtful links again, before any verdict.
   Schedule confirm;
   if (rank == 0) {
+    std::lock_guard lock(progress->mutex);
     const std::vector<report::Attribution> first = results.first_verdicts();
     std::vector<const report::Attribution*> ptrs;
     for (const auto& a : first) ptrs.push_back(&a);
@@ -245,11 +268,16 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
   confirm = broadcast_schedule(confirm, control);
   run_rounds(confirm, static_cast<int>(schedule.size()), 0);
   const std::vector<double> loads = control.gather_to_root(std::span<const double>(&load, 1));
-  if (rank == 0) results.set_load(loads);
+  if (rank == 0) {
+    std::lock_guard lock(progress->mutex);
+    results.set_load(loads);
+  }
 
   PhaseResult out;
   if (int c = agree(control, [&] {
-        if (rank == 0) out.findings = results.judge();
+        if (rank != 0) return;
+        std::lock_guard lock(progress->mutex);
+        out.findings = results.judge();
       }))
     return failed_phase(c, "judging the results failed");
   if (rank == 0) {

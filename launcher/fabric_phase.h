@@ -16,6 +16,7 @@ struct FabricPhaseSpec {
   const FabricOptions& fabric;
   const VerdictOptions& verdict;  // which thresholds give the instance's EFA profile
   std::vector<std::string> argv;
+  bool color = false;  // for what a stop signal prints
 };
 
 // Whether this collbench was built with libfabric.

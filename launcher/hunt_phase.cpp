@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include "bench/backend_factory.h"
@@ -14,7 +16,9 @@
 #include "launcher/confirmation.h"
 #include "launcher/budget.h"
 #include "launcher/hunt_rounds.h"
+#include "launcher/hang_report.h"
 #include "launcher/hunt_verdicts.h"
+#include "launcher/stop_signals.h"
 #include "launcher/verdicts.h"
 #include "launcher/world.h"
 #include "reports/pairs/attribution.h"
@@ -40,9 +44,26 @@ constexpr double kLongRound_s = 2.0;
 
 // Rank 0's results, kept for the document written when the command ends.
 struct HuntState {
+  std::mutex mutex;  // the measuring thread adds to the record under it; a stop signal reads it
   report::HuntRecord record;
   report::Attribution attribution;
   std::optional<report::Journal> journal;
+
+  // Ending early (a hang, a stop signal): the rounds so far, attributed as far as they go, saved
+  // with "complete": false; the document is returned.
+  nlohmann::json end_early(const Finding& why, int exit_code) {
+    std::lock_guard lock(mutex);
+    const auto n = static_cast<int>(record.header.world.nodes.size());
+    nlohmann::json doc = report::hunt_document(record, report::attribute(record.samples, n), {why}, exit_code);
+    doc["complete"] = false;
+    doc["error"] = why.message;
+    if (journal) journal->finish(doc, false);
+    return doc;
+  }
+  std::string progress() {
+    std::lock_guard lock(mutex);
+    return stopped_progress(record.rounds.size(), "round", journal.has_value());
+  }
 };
 
 }  // namespace
@@ -57,13 +78,22 @@ PhaseResult hunt_phase(Control& control, const HuntPhaseSpec& spec) {
   const int rank = control.rank();
   const Budget wall(0);
 
+  auto shared = std::make_shared<HuntState>();
+  std::atomic<bool> measuring = false;  // rank 0 has a record to save
   Watchdog watchdog([&](const std::string& what, double limit) {
-    const Finding hang{"COLLECTIVE_HANG", report::Tag::Fail, report::Priority::P0,
-                       fmt::format("rank {} (host {}): hunt {} did not finish within --timeout {:g} s", rank,
-                                   this_host(), what, limit),
-                       report::ref::kTimeoutHang};
+    const Finding hang = hang_finding(rank, "hunt " + what, limit, hang_suspects(rank, what));
     std::fprintf(stderr, "%s\n", report::render_finding(hang, false).c_str());
+    // Rank 0 saves through every open scope (preflight's too) and prints the ending.
+    if (rank == 0) end_early_now({0, hang, kExitCouldNotRun});
+    std::this_thread::sleep_for(std::chrono::duration<double>(kHangReportWait_s));
+    std::fflush(stderr);
     _exit(kExitCouldNotRun);
+  });
+  const StopScope stop(rank_and_host(rank), [&, shared](const EarlyEnd& end, const nlohmann::json&) {
+    if (rank != 0) return StopSaved{};
+    if (!measuring) return StopSaved{nullptr, early_end_finding(end, "during set-up"), spec.color};
+    const Finding why = early_end_finding(end, shared->progress());
+    return StopSaved{shared->end_early(why, end.exit_code), why, spec.color};
   });
   BackendChoice choice;
   if (int code = agree(control, [&] { choice = make_backend(opts, control, report_at_once(rank), &watchdog); })) {
@@ -71,7 +101,6 @@ PhaseResult hunt_phase(Control& control, const HuntPhaseSpec& spec) {
     return failed_phase(code, "set-up failed");
   }
   watchdog.disarm();
-  auto shared = std::make_shared<HuntState>();
   report::HuntRecord& record = shared->record;
   record.header.world = describe_world(control, *choice.backend, choice.reason);
   const report::WorldInfo& world = record.header.world;
@@ -112,6 +141,7 @@ PhaseResult hunt_phase(Control& control, const HuntPhaseSpec& spec) {
         }
       }))
     return failed_phase(code, "set-up failed");
+  measuring = true;
 
   const HuntContext ctx{opts, *choice.backend, control, watchdog, world, my_node};
   const std::vector<std::string> names = [&] {
@@ -153,6 +183,7 @@ PhaseResult hunt_phase(Control& control, const HuntPhaseSpec& spec) {
     body(round.index);
     round.wall_s = budget.elapsed_s() - start;
     if (rank != 0) return;
+    std::lock_guard lock(shared->mutex);
     record.rounds.push_back(round);
     std::string line = fmt::format("# round {} ({}): {:.2f} s", round.index, phase, round.wall_s);
     for (const auto& s : record.samples)
@@ -178,12 +209,14 @@ PhaseResult hunt_phase(Control& control, const HuntPhaseSpec& spec) {
       const Round& r = s[i];
       const double slice = next_slice(static_cast<int>(s.size() - i));
       if (slice <= 0) {
+        std::lock_guard lock(shared->mutex);
         for (std::size_t j = i; j < s.size(); ++j)
           record.not_measured.insert(record.not_measured.end(), s[j].pairs.begin(), s[j].pairs.end());
         return;
       }
       timed(phase, r.pairs, [&](int index) {
         PairRound pr = run_pair_round(ctx, r, index, bytes, slice, phase == "confirm");
+        std::lock_guard lock(shared->mutex);
         for (auto& sample : pr.samples) record.samples.push_back(std::move(sample));
         note_load(pr.runnable_per_core);
       });
@@ -198,15 +231,20 @@ PhaseResult hunt_phase(Control& control, const HuntPhaseSpec& spec) {
     auto node_run = [&](double slice) {
       timed("node", {}, [&](int) {
         NodePhase r = run_node_phase(ctx, bytes, slice);
+        std::lock_guard lock(shared->mutex);
         record.node_phase = std::move(r.scores);
         note_load(r.runnable_per_core);
       });
     };
     const double slice = next_slice(ahead);
-    if (slice <= 0) record.node_phase_skipped = true;
+    if (slice <= 0) {
+      std::lock_guard lock(shared->mutex);
+      record.node_phase_skipped = true;
+    }
     else node_run(slice);
     int again = 0;
     if (rank == 0 && !record.node_phase.empty()) {
+      std::lock_guard lock(shared->mutex);
       record.node_judgement = report::judge_groups(record.node_phase);
       for (const auto& g : record.node_judgement.groups) again |= g.kind != report::GroupVerdict::Kind::Healthy;
     }
@@ -214,11 +252,16 @@ PhaseResult hunt_phase(Control& control, const HuntPhaseSpec& spec) {
     const double again_slice = again ? next_slice(ahead) : 0;
     if (again_slice > 0) {
       node_run(again_slice);
-      if (rank == 0)
+      if (rank == 0) {
+        std::lock_guard lock(shared->mutex);
         record.node_judgement =
             report::combine_runs(record.node_judgement, report::judge_groups(record.node_phase));
+      }
     }
-    if (rank == 0) report::excuse_busy_hosts(record.node_judgement, record.runnable_per_core);
+    if (rank == 0) {
+      std::lock_guard lock(shared->mutex);
+      report::excuse_busy_hosts(record.node_judgement, record.runnable_per_core);
+    }
   }
   pair_rounds("pairs", schedule);
   {

@@ -16,6 +16,7 @@ struct HuntPhaseSpec {
   const RunOptions& run;  // the backend, the op (the first of --ops), -w, -n, --timeout, --json
   const HuntOptions& hunt;
   std::vector<std::string> argv;
+  bool color = false;  // for what a stop signal prints
 };
 
 // Collective over `control`. Skipped with the reason on fewer than 2 nodes.

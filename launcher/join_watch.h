@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "launcher/job_peers.h"
+
 namespace collbench {
 
 class JoinWatch {
@@ -36,10 +38,6 @@ class JoinWatch {
 
 // The message of a join that timed out, from what the started processes know: `missing` ranks
 // (with their hosts, "" when unknown) of a job of `size`. Exposed for tests.
-struct MissingRank {
-  int rank = 0;
-  std::string host;
-};
 std::string never_started_message(const std::vector<MissingRank>& missing, int size, double timeout_s);
 
 }  // namespace collbench

@@ -11,6 +11,7 @@
 #include "launcher/cli.h"
 #include "launcher/commands.h"
 #include "launcher/join_watch.h"
+#include "launcher/stop_signals.h"
 
 namespace {
 
@@ -63,6 +64,8 @@ int main(int argc, char** argv) {
   // The nccl backend measures on blocking communicators (bench/nccl_lifecycle.h), and NCCL lets this
   // variable override that; cleared before any thread (MPI's, NCCL's) can read the environment.
   unsetenv("NCCL_COMM_BLOCKING");
+  // Before MPI_Init starts any thread: every thread then leaves the stop signals to ours.
+  collbench::start_stop_signal_thread();
   int provided = 0;
   // A process that never starts holds the others in MPI_Init: after the command's own timeout (at
   // least 30 s) the ones that started say so, naming it where the launcher can tell.

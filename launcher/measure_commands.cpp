@@ -19,13 +19,13 @@ int run_command(const Command& cmd, const std::vector<std::string>& argv) {
 int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
   MpiControl control;
   return finish_phase(control, cmd.verdict, use_color(cmd.verdict.color),
-                      hunt_phase(control, {cmd.run, cmd.hunt, argv}));
+                      hunt_phase(control, {cmd.run, cmd.hunt, argv, use_color(cmd.verdict.color)}));
 }
 
 int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
   MpiControl control;
   return finish_phase(control, cmd.verdict, use_color(cmd.verdict.color),
-                      fabric_phase(control, {cmd.fabric, cmd.verdict, argv}));
+                      fabric_phase(control, {cmd.fabric, cmd.verdict, argv, use_color(cmd.verdict.color)}));
 }
 
 }  // namespace collbench

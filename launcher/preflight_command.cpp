@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 
 #include "bench/errors.h"
@@ -16,6 +17,7 @@
 #include "launcher/finish.h"
 #include "launcher/hunt_phase.h"
 #include "launcher/preflight_plan.h"
+#include "launcher/stop_signals.h"
 #include "launcher/run_phase.h"
 #include "launcher/verdicts.h"
 #include "reports/core/journal.h"
@@ -81,11 +83,43 @@ int preflight_command(const Command& cmd, const std::vector<std::string>& argv) 
     std::fflush(stdout);
   }
 
+  // A stop signal or a hang: the phases so far, the one it stopped with what it measured,
+  // "complete": false. The loop changes the record under record_mutex.
+  std::mutex record_mutex;
+  const StopScope stop(rank_and_host(rank), [&](const EarlyEnd& end, const nlohmann::json& inner) -> StopSaved {
+    if (rank != 0) return {};
+    std::lock_guard lock(record_mutex);
+    report::PreflightRecord now = record;
+    // The phase running is the last one begun, until it has a status (the environment phase, first,
+    // gets its status after the loop).
+    report::PreflightPhase* running =
+        now.phases.size() > 1 && now.phases.back().status.empty() ? &now.phases.back() : nullptr;
+    const std::string where = running ? fmt::format("in phase {} of {} ({})", now.phases.size(), plan.size(),
+                                                    running->name)
+                                      : "between phases";
+    const Finding why = early_end_finding(
+        end, where + (journal ? "; the phases so far are saved with \"complete\": false" : ""));
+    if (running) {
+      running->status = end.signo != 0 ? "stopped" : "failed";
+      running->document = inner;
+    }
+    if (report::PreflightPhase* holder = running ? running : now.phases.empty() ? nullptr : &now.phases.front())
+      holder->findings.push_back(why);
+    now.wall_s = budget.elapsed_s();
+    now.finished_at = now_utc();
+    nlohmann::json doc = report::preflight_document(now, {}, end.exit_code);
+    doc["complete"] = false;
+    doc["error"] = why.message;
+    if (journal) journal->finish(doc, false);
+    return {std::move(doc), why, color};
+  });
+
   std::vector<Finding> environment, discarded;
   bool environment_read = false;
   std::optional<int> stopped;  // the exit code of a phase that could not set up
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const PhasePlan& p = plan[i];
+    std::unique_lock lock(record_mutex);
     report::PreflightPhase& phase = record.phases.emplace_back();
     phase.name = p.name;
     if (p.name == "environment") continue;  // read by the first sweep; settled after the loop
@@ -94,6 +128,7 @@ int preflight_command(const Command& cmd, const std::vector<std::string>& argv) 
       phase.reason = !p.runs ? p.reason : "an earlier phase could not set up";
       continue;
     }
+    lock.unlock();
     const double share = control.broadcast(rank == 0 ? phase_share_s(plan, i, o.budget_s - budget.elapsed_s()) : 0.0);
     phase.budget_s = share;
     if (rank == 0) {
@@ -115,13 +150,15 @@ int preflight_command(const Command& cmd, const std::vector<std::string>& argv) 
       run.iters.adaptive = false;
       run.iters.fixed = hunt.iters;
       run.progress = false;
-      r = hunt_phase(control, {run, hunt, argv});
+      r = hunt_phase(control, {run, hunt, argv, color});
     } else {
       FabricOptions fabric;
       fabric.provider = o.provider;
       fabric.budget_s = share;
-      r = fabric_phase(control, {fabric, cmd.verdict, argv});
+      fabric.timeout_s = cmd.run.timeout_s;
+      r = fabric_phase(control, {fabric, cmd.verdict, argv, color});
     }
+    lock.lock();
     phase.status = status_name(r.status);
     phase.reason = r.reason;
     phase.wall_s = r.wall_s;
@@ -135,6 +172,7 @@ int preflight_command(const Command& cmd, const std::vector<std::string>& argv) 
       phase.document = r.document(phase.findings, report::exit_code_for(phase.findings, cmd.verdict.fail_on_warn));
     if (rank == 0 && journal) journal->append_line({{"phase", report::to_json(phase)}});
   }
+  std::unique_lock lock(record_mutex);
   report::PreflightPhase& env_phase = record.phases.front();
   env_phase.status = environment_read ? "ran" : "skipped";
   if (!environment_read) env_phase.reason = plan.front().runs ? "no sweep set up, so nothing read it" : plan.front().reason;
@@ -150,6 +188,7 @@ int preflight_command(const Command& cmd, const std::vector<std::string>& argv) 
   record.wall_s = budget.elapsed_s();
   record.finished_at = now_utc();
   record.valid_until = utc_after(o.valid_for_s);
+  lock.unlock();  // finish() is collective: a stop signal during it must not wait for it
   const std::vector<Finding> findings = report::all_findings(record);
   const auto hints = report::scheduler_hints(findings, std::getenv("KUBERNETES_SERVICE_HOST") != nullptr);
   Ending ending{findings, true, nullptr, stopped};

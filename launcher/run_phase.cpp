@@ -19,10 +19,12 @@
 #include "launcher/agree.h"
 #include "launcher/env_collect.h"
 #include "launcher/groups.h"
+#include "launcher/hang_report.h"
 #include "launcher/result_input.h"
 #include "launcher/run_json.h"
 #include "launcher/run_record.h"
 #include "launcher/run_verdicts.h"
+#include "launcher/stop_signals.h"
 #include "launcher/verdicts.h"
 #include "launcher/world.h"
 #include "reports/core/journal.h"
@@ -53,32 +55,13 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
   std::atomic<bool> measuring = false;
   // Armed from backend set-up on: an NCCL init or split that never returns is a hang like any other.
   Watchdog watchdog([&, record](const std::string& what, double limit) {
-    if (!measuring) {
-      print_rank_error(fmt::format("{} did not finish within --timeout {:g} s; a peer rank may have died or be "
-                                   "unreachable",
-                                   what, limit),
-                       rank);
-      _exit(kExitCouldNotRun);
-    }
-    // Rank 0 writes this one whether it stalled or waited for a rank that did; each rank names its
-    // own phase on stderr, so the document blames no rank.
-    Finding hang{"COLLECTIVE_HANG", Tag::Fail, Priority::P0,
-                 fmt::format("rank {} (host {}): {} did not finish within --timeout {:g} s", rank, this_host(), what,
-                             limit),
-                 report::ref::kTimeoutHang, report::Subject::world()};
+    // Each process names its own step on stderr; rank 0 asks the others where they are, names the
+    // ones that are not where the rest wait, and writes the cases so far.
+    const Finding hang = hang_finding(rank, what, limit, hang_suspects(rank, what));
     std::fprintf(stderr, "%s\n", report::render_finding(hang, false).c_str());
-    if (rank == 0) {
-      std::lock_guard lock(record->mutex);
-      std::printf("%s\n%s", report::render_finding(hang, spec.color).c_str(),
-                  report::render_summary({hang}, spec.color).c_str());
-      try {
-        record->save({hang}, {false, hang.message, 0, kExitCouldNotRun});
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "collbench: %s\n", e.what());
-      }
-    } else {
-      std::this_thread::sleep_for(std::chrono::seconds(2));  // let rank 0 save first
-    }
+    // Rank 0 saves through every open scope (preflight's too) and prints the ending.
+    if (rank == 0) end_early_now({0, hang, kExitCouldNotRun});
+    std::this_thread::sleep_for(std::chrono::duration<double>(kHangReportWait_s));
     std::fflush(stdout);
     std::fflush(stderr);
     _exit(kExitCouldNotRun);
@@ -92,6 +75,17 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
   };
   BackendChoice choice;
   Plan plan;
+  // A stop signal or a hang keeps the cases measured so far.
+  const StopScope stop(rank_and_host(rank), [&, record](const EarlyEnd& end, const nlohmann::json&) -> StopSaved {
+    if (rank != 0) return {};
+    std::string progress;
+    {
+      std::lock_guard lock(record->mutex);
+      progress = stopped_progress(record->cases.size(), "case result", record->journal.has_value());
+    }
+    const Finding why = early_end_finding(end, progress);
+    return {record->end_early(why, end.exit_code), why, spec.color};
+  });
   if (int code = agree(control, [&] { choice = make_backend(opts, control, report_at_once(rank), &watchdog); }))
     return leave(code);
   step("set-up: describing the world");

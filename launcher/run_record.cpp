@@ -8,6 +8,13 @@
 
 namespace collbench {
 
+nlohmann::json Record::end_early(const report::Finding& why, int exit_code) {
+  std::lock_guard lock(mutex);
+  nlohmann::json doc = document({why}, {false, why.message, 0, exit_code});
+  if (journal) journal->finish(doc, false);  // no fsync: a stopped process may have a second
+  return doc;
+}
+
 report::RawCase raw_case(const CaseMeasurement& m) {
   const CaseRow& row = *m.row;
   const auto& info = collective_info(row.coll);

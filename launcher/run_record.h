@@ -28,6 +28,9 @@ struct Record {
   void save(const std::vector<report::Finding>& findings, const report::RunOutcome& outcome) {
     if (journal) journal->finish(document(findings, outcome));
   }
+  // Rank 0, when the run ends before its sweep does (a hang, a stop signal): saves the cases so far
+  // with "complete": false (with --json) and returns that document.
+  nlohmann::json end_early(const report::Finding& why, int exit_code);
 };
 
 // What every group's result of this case shares; samples, checks and busbw factor are per group.

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libpmix-dev nlohmann-json3-dev libcli11-dev libfmt-dev
           libgtest-dev libgmock-dev libbenchmark-dev libfabric-dev libfabric-bin iproute2 python3
-          python3-yaml python3-jsonschema slurmctld slurmd slurm-client munge util-linux prometheus chromium)
+          python3-yaml python3-jsonschema slurmctld slurmd slurm-client munge util-linux prometheus chromium
+          clang-16 libclang-rt-16-dev llvm-16)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

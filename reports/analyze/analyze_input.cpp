@@ -10,6 +10,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "reports/core/json_numbers.h"
+
 namespace collbench::report {
 namespace {
 
@@ -161,8 +163,8 @@ ExternalResults from_nccl_tests_json(const json& doc, std::string_view file_name
   if (op.empty()) op = "unknown";
   for (const auto& r : doc.value("results", json::array())) {
     ParsedRow row;
-    row.bytes = r.value("size", std::uint64_t{0});
-    row.count = r.value("count", std::uint64_t{0});
+    row.bytes = whole_value(r, "size", std::uint64_t{0});
+    row.count = whole_value(r, "count", std::uint64_t{0});
     row.type = r.value("type", "");
     row.redop = r.value("redop", "");
     for (const Placement placement : {Placement::OutOfPlace, Placement::InPlace}) {
@@ -173,14 +175,14 @@ ExternalResults from_nccl_tests_json(const json& doc, std::string_view file_name
       pp.time_us = p.contains("time") ? p.value("time", 0.0) : p.value("cpu_time", 0.0);
       pp.algbw_gbs = p.value("alg_bw", 0.0);
       pp.busbw_gbs = p.value("bus_bw", 0.0);
-      if (p.contains("nwrong") && p["nwrong"].is_number()) pp.wrong = static_cast<std::int64_t>(p["nwrong"].get<double>());
+      if (p.contains("nwrong") && p["nwrong"].is_number()) pp.wrong = whole_number<std::int64_t>(p["nwrong"], "nwrong");
       out.cases.push_back(make_case(op, row, pp, placement));
     }
   }
   std::vector<ParsedRank> ranks;
   const json& config = doc.value("config", json::object());
   for (const auto& d : config.value("devices", json::array()))
-    ranks.push_back({d.value("rank", 0), d.value("hostname", "")});
+    ranks.push_back({whole_value(d, "rank", 0), d.value("hostname", "")});
   infer_span(out, ranks, hints);
   return out;
 }

@@ -1,4 +1,5 @@
 #include "reports/analyze/nccl_text_parser.h"
+#include "reports/core/utf8.h"
 
 #include <array>
 #include <charconv>
@@ -139,6 +140,7 @@ ParsedOutput parse_nccl_tests_output(std::string_view text) {
   int line_no = 0;
   for (std::string raw; std::getline(in, raw);) {
     ++line_no;
+    raw = valid_utf8(raw);  // what is read from a line may end up in a JSON document
     if (raw.rfind("#@", 0) == 0) continue;  // fixture metadata
     const std::string line = strip_prefix(raw);
     std::smatch m;
@@ -162,11 +164,12 @@ ParsedOutput parse_nccl_tests_output(std::string_view text) {
       continue;
     }
     if (std::regex_search(line, m, kRank)) {
-      result.ranks.push_back({std::stoi(m[1].str()), m[2].str()});
+      // A rank number past int is no rank line nccl-tests prints: skipped, never thrown on.
+      if (auto rank = number<int>(m[1].str())) result.ranks.push_back({*rank, m[2].str()});
       continue;
     }
     if (std::regex_search(line, m, kParams)) {
-      result.gpus_per_process = std::stoi(m[1].str());
+      result.gpus_per_process = number<int>(m[1].str()).value_or(0);
       continue;
     }
     bool started = false;

@@ -26,7 +26,9 @@ class Journal {
 
   void append(const CaseResult& c);
   void append_line(const nlohmann::json& line) { write_line(line); }
-  void finish(const nlohmann::json& document);
+  // `sync`: fsync before the rename. A stopped process skips it: it may have a second before SIGKILL,
+  // and the rename alone already leaves the old file or the whole new one when a process dies.
+  void finish(const nlohmann::json& document, bool sync = true);
 
   const std::string& path() const { return path_; }
   std::string partial_path() const { return path_ + ".partial"; }
@@ -38,7 +40,8 @@ class Journal {
   std::FILE* partial_ = nullptr;
 };
 
-// Writes `text` to `path` atomically: a reader sees the old file or the whole new one.
-void write_file_atomically(const std::string& path, const std::string& text);
+// Writes `text` to `path` atomically: a reader sees the old file or the whole new one (after a
+// power loss too, with `sync`).
+void write_file_atomically(const std::string& path, const std::string& text, bool sync = true);
 
 }  // namespace collbench::report

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "reports/core/json_numbers.h"
+
 namespace collbench::report {
 
 using nlohmann::json;
@@ -19,27 +21,27 @@ CaseResult case_from_json(const json& c) {
   if (!parse_placement(placement, &r.placement))
     throw std::invalid_argument(fmt::format("case placement '{}' is unknown: a collbench run file says out_of_place "
                                             "or in_place", placement));
-  r.root = c.value("root", -1);
-  r.bytes = c.value("bytes", std::uint64_t{0});
-  r.count = c.value("count", std::uint64_t{0});
-  r.requested_bytes = c.value("requested_bytes", r.bytes);
+  r.root = whole_value(c, "root", -1);
+  r.bytes = whole_value(c, "bytes", std::uint64_t{0});
+  r.count = whole_value(c, "count", std::uint64_t{0});
+  r.requested_bytes = whole_value(c, "requested_bytes", r.bytes);
   if (c.contains("group")) {
     const std::string scope = c["group"].value("scope", "world");
     if (!parse_scope(scope, &r.group.scope))
       throw std::invalid_argument(
           fmt::format("case group scope '{}' is unknown: a collbench run file says world, node or rail", scope));
-    r.group.id = c["group"].value("id", 0);
-    r.group.ranks = c["group"].value("ranks", std::vector<int>{});
+    r.group.id = whole_value(c["group"], "id", 0);
+    r.group.ranks = whole_list<int>(c["group"], "ranks");
   }
   if (c.contains("time_us")) {
     const json& t = c["time_us"];
     r.time_us = {t.value("median", 0.0), t.value("mean", 0.0), t.value("min", 0.0), t.value("max", 0.0),
-                 t.value("p99", 0.0),    t.value("stdev", 0.0), t.value("samples", std::size_t{0})};
+                 t.value("p99", 0.0),    t.value("stdev", 0.0), whole_value(t, "samples", std::size_t{0})};
   }
   r.algbw_gbs = c.value("algbw_gbs", 0.0);
   r.busbw_gbs = c.value("busbw_gbs", 0.0);
   if (c.contains("wrong") && c["wrong"].is_number_integer()) r.wrong = c["wrong"].get<std::int64_t>();
-  r.wrong_ranks = c.value("wrong_ranks", std::vector<int>{});
+  r.wrong_ranks = whole_list<int>(c, "wrong_ranks");
   r.stop_reason = c.value("stop_reason", "");
   if (c.contains("cpu_wait_share") && c["cpu_wait_share"].is_number()) r.cpu_wait_share = c["cpu_wait_share"];
   return r;
@@ -54,10 +56,10 @@ std::vector<CaseResult> cases_from_json(const json& doc) {
 RunSpan span_from_json(const json& doc) {
   RunSpan span;
   const json& w = doc.contains("world") ? doc["world"] : json::object();
-  span.ranks = w.value("ranks", 0);
+  span.ranks = whole_value(w, "ranks", 0);
   for (const auto& n : w.value("nodes", json::array())) {
     span.hosts.push_back(n.value("name", ""));
-    for (int r : n.value("ranks", std::vector<int>{})) span.rank_ids.push_back(r);
+    for (int r : whole_list<int>(n, "ranks")) span.rank_ids.push_back(r);
   }
   span.nodes = static_cast<int>(span.hosts.size());
   return span;
@@ -100,7 +102,7 @@ std::vector<NodeInfo> nodes_from_json(const json& doc) {
   std::vector<NodeInfo> out;
   const json& w = doc.contains("world") ? doc["world"] : json::object();
   for (const auto& n : w.value("nodes", json::array()))
-    out.push_back({n.value("name", ""), n.value("ranks", std::vector<int>{})});
+    out.push_back({n.value("name", ""), whole_list<int>(n, "ranks")});
   return out;
 }
 
@@ -115,11 +117,13 @@ json document_from_partial(std::string_view text) {
     json j;
     try {
       j = json::parse(line);
-    } catch (const json::parse_error&) {
+    } catch (const json::exception&) {  // parse_error, and out_of_range for a number past double (1e999)
       // The last line of a killed run may be cut short; anything earlier is damage.
       if (in.peek() == EOF) break;
       throw std::runtime_error(fmt::format("line {} is not JSON", line_no));
     }
+    if (line_no == 1 && !j.is_object())
+      throw std::runtime_error("line 1 is not a JSON object: a journal starts with its run's header");
     if (line_no == 1) doc = std::move(j);
     else if (j.contains("case")) cases.push_back(j["case"]);
   }

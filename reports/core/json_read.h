@@ -11,7 +11,8 @@
 
 namespace collbench::report {
 
-// Throws std::invalid_argument for a placement or group scope this build does not know.
+// Throws std::invalid_argument for a placement or group scope this build does not know, or a
+// whole number (bytes, ranks, ...) out of its field's range.
 CaseResult case_from_json(const nlohmann::json& c);
 std::vector<CaseResult> cases_from_json(const nlohmann::json& doc);
 RunSpan span_from_json(const nlohmann::json& doc);

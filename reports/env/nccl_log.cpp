@@ -1,5 +1,6 @@
 #include "reports/env/nccl_log.h"
 #include "reports/core/references.h"
+#include "reports/core/utf8.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -61,7 +62,9 @@ std::optional<std::pair<int, std::string_view>> rank_label(std::string_view line
     if (comma != std::string_view::npos && close != std::string_view::npos && colon != std::string_view::npos &&
         comma < close && close < colon) {
       const std::string_view digits = line.substr(comma + 1, close - comma - 1);
-      if (!digits.empty() && std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
+      // At most 7 digits, as for srun's labels: a longer number is no rank (and past int).
+      if (!digits.empty() && digits.size() <= 7 &&
+          std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
         return std::pair{std::stoi(std::string(digits)), line.substr(colon + 2)};
     }
     return std::nullopt;
@@ -78,7 +81,7 @@ std::optional<std::pair<int, std::string_view>> rank_label(std::string_view line
 // The first warning that mentions `needle`, shortened, for the evidence line.
 std::string quote_warning(const NcclLogFacts& f, std::string_view needle) {
   for (const auto& w : f.warnings)
-    if (lower(w).find(needle) != std::string::npos) return w.size() > kMaxQuote ? w.substr(0, kMaxQuote) + "\u2026" : w;
+    if (lower(w).find(needle) != std::string::npos) return w.size() > kMaxQuote ? std::string(utf8_prefix(w, kMaxQuote)) + "\u2026" : w;
   return "";
 }
 
@@ -138,7 +141,9 @@ std::string transport_label(const NcclLogFacts& f) {
 
 }  // namespace
 
-NcclLogFacts parse_nccl_log(std::string_view text) {
+NcclLogFacts parse_nccl_log(std::string_view raw) {
+  // What is read from a line (a warning, a version) ends up in JSON documents.
+  const std::string text = valid_utf8(raw);
   NcclLogFacts f;
   for_each_line(text, [&](std::string_view line) {
     if (f.nccl_version.empty()) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -52,12 +53,21 @@ class Reader {
     return v;
   }
 
-  std::int64_t integer(const std::string& key, std::int64_t fallback, bool required) const {
+  std::int64_t integer(const std::string& key, std::int64_t fallback, bool required,
+                       std::int64_t max = std::numeric_limits<std::int64_t>::max()) const {
     if (!has(key)) return required ? (missing(key), 0) : fallback;
     if (!obj_[key].is_number_integer()) fail(path(key), "must be an integer", "write a whole number");
+    if (obj_[key].is_number_unsigned() && obj_[key].get<std::uint64_t>() > static_cast<std::uint64_t>(max))
+      fail(path(key), fmt::format("is too large ({})", obj_[key].get<std::uint64_t>()), fmt::format("at most {}", max));
     const auto v = obj_[key].get<std::int64_t>();
     if (v < 0) fail(path(key), fmt::format("is negative ({})", v), "counts and sizes are >= 0");
+    if (v > max) fail(path(key), fmt::format("is too large ({})", v), fmt::format("at most {}", max));
     return v;
+  }
+
+  // A count kept in an int (nodes, GPUs, devices): larger is refused, never wrapped.
+  int count(const std::string& key, int fallback, bool required) const {
+    return static_cast<int>(integer(key, fallback, required, std::numeric_limits<int>::max()));
   }
 
   const json& at(const std::string& key) const {
@@ -82,8 +92,8 @@ ThresholdRow read_row(const std::string& file, std::size_t i, const json& j) {
   if (!is_op_name(row.op)) r.fail(r.path("op"), "'" + row.op + "' is not a collective", "use all_reduce, all_to_all, ...");
   row.scope = r.str("scope");
   if (row.scope != "node" && row.scope != "world") r.fail(r.path("scope"), "'" + row.scope + "' is unknown", "use node or world");
-  row.min_nodes = static_cast<int>(r.integer("min_nodes", 1, false));
-  row.max_nodes = static_cast<int>(r.integer("max_nodes", 0, false));
+  row.min_nodes = r.count("min_nodes", 1, false);
+  row.max_nodes = r.count("max_nodes", 0, false);
   if (row.min_nodes < 1) r.fail(r.path("min_nodes"), "is 0", "a row applies to at least one node");
   if (row.max_nodes != 0 && row.max_nodes < row.min_nodes)
     r.fail(r.path("max_nodes"), "is below min_nodes", "raise it, or use 0 for no upper bound");
@@ -114,7 +124,7 @@ InstanceThresholds load_thresholds_file(const std::string& path) {
   json doc;
   try {
     doc = json::parse(text.str());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double (1e999)
     throw ThresholdError(fmt::format("{}: not valid JSON ({}); fix the syntax", path, e.what()));
   }
   const Reader top(path, "", doc, {"schema", "instance_type", "hardware", "thresholds", "note"});
@@ -124,9 +134,9 @@ InstanceThresholds load_thresholds_file(const std::string& path) {
   t.file = path;
   t.instance_type = top.str("instance_type");
   const Reader hw(path, "hardware", top.at("hardware"), {"gpus", "gpu", "efa_devices", "efa_gbps", "source"});
-  t.hardware.gpus = static_cast<int>(hw.integer("gpus", 0, true));
+  t.hardware.gpus = hw.count("gpus", 0, true);
   t.hardware.gpu = hw.str("gpu");
-  t.hardware.efa_devices = static_cast<int>(hw.integer("efa_devices", 0, true));
+  t.hardware.efa_devices = hw.count("efa_devices", 0, true);
   t.hardware.efa_gbps = hw.number("efa_gbps");
   t.hardware.source = hw.str("source");
   const json& rows = top.at("thresholds");

@@ -1,0 +1,29 @@
+# Sanitized and fuzzing builds (scripts/sanitize.sh, scripts/fuzz.sh). Included before any target
+# is defined so that every library, test and the collbench binary get the same flags.
+#
+#   COLLBENCH_SANITIZE=ON  AddressSanitizer and UndefinedBehaviorSanitizer everywhere; undefined
+#                          behaviour aborts (no recovery) so that a test that hits it fails.
+#   COLLBENCH_FUZZ=ON      the libFuzzer targets in tests/fuzz (clang only); our code is built with
+#                          coverage for the fuzzer (fuzzer-no-link) as well as ASan and UBSan.
+option(COLLBENCH_SANITIZE "Build everything with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(COLLBENCH_FUZZ "Build the libFuzzer targets in tests/fuzz (needs clang; implies the sanitizers)" OFF)
+
+set(COLLBENCH_SANITIZER_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+
+if(COLLBENCH_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "COLLBENCH_FUZZ needs clang (libFuzzer): configure with -DCMAKE_CXX_COMPILER=clang++-16 "
+                        "(Debian: apt-get install clang-16 libclang-rt-16-dev)")
+  endif()
+  # std::source_location (bench/call_site.h) needs clang 15 or later with libstdc++.
+  if(CMAKE_CXX_COMPILER_VERSION VERSION_LESS 15)
+    message(FATAL_ERROR "COLLBENCH_FUZZ: clang ${CMAKE_CXX_COMPILER_VERSION} has no std::source_location with this "
+                        "libstdc++; use clang 15 or later (Debian 12: clang-16 libclang-rt-16-dev)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link ${COLLBENCH_SANITIZER_FLAGS})
+  add_link_options(${COLLBENCH_SANITIZER_FLAGS})
+elseif(COLLBENCH_SANITIZE)
+  add_compile_options(${COLLBENCH_SANITIZER_FLAGS})
+  add_link_options(${COLLBENCH_SANITIZER_FLAGS})
+endif()
+
