@@ -31,6 +31,11 @@ struct Scope {
 std::mutex scopes_mutex;
 std::vector<Scope> scopes;
 int next_id = 0;
+bool ending = false;  // under scopes_mutex: an early end has begun; it ends the process
+
+[[noreturn]] void wait_for_the_end() {
+  for (;;) pause();
+}
 
 sigset_t stop_set() {
   sigset_t set;
@@ -74,6 +79,8 @@ void end_early_now(const EarlyEnd& end) {
   std::vector<Scope> open;
   {
     std::lock_guard lock(scopes_mutex);
+    if (ending) wait_for_the_end();  // a hang and a signal at once: the first one ends the process
+    ending = true;
     open = scopes;
   }
   nlohmann::json inner;
@@ -101,7 +108,12 @@ StopScope::StopScope(std::string who, Save save) {
 }
 
 StopScope::~StopScope() {
-  std::lock_guard lock(scopes_mutex);
+  std::unique_lock lock(scopes_mutex);
+  // The save may use what this scope's owner is about to destroy: leave that to the exit.
+  if (ending) {
+    lock.unlock();
+    wait_for_the_end();
+  }
   std::erase_if(scopes, [this](const Scope& s) { return s.id == id_; });
 }
 
