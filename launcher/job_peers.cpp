@@ -1,5 +1,6 @@
 #include "launcher/job_peers.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
@@ -48,14 +49,16 @@ struct Pmix {
   }
 
   // What every rank other than this one posted under `key` within `wait_s` seconds (nullopt: nothing).
-  // The requests are non-blocking: a launcher's server may hold a request for a process that never
-  // posts past any timeout asked of it. What answers late is never read (the process is leaving).
+  // A server may answer "not found" at once for a process that has not posted yet (after a fence
+  // it has that process's data), or hold the request (a process that never started): a rank whose
+  // answer came back empty is asked again until the wait ends; a held request is not repeated.
+  // What answers late is never read (the process is leaving).
   std::vector<std::optional<std::string>> posted(const char* key, int size, double wait_s) const {
     struct Answers {
       std::mutex mutex;
       std::condition_variable cv;
       std::vector<std::optional<std::string>> values;
-      int pending = 0;
+      std::vector<char> asking;  // a request is out for this rank
     };
     struct Ask {
       Answers* answers;
@@ -63,36 +66,46 @@ struct Pmix {
     };
     auto* answers = new Answers;  // outlives this call: late callbacks may still write to it
     answers->values.assign(static_cast<std::size_t>(size), std::nullopt);
+    answers->asking.assign(static_cast<std::size_t>(size), 0);
     const int me_rank = static_cast<int>(me.rank);
-    for (int r = 0; r < size; ++r) {
-      if (r == me_rank) continue;
-      pmix_proc_t p;
-      PMIX_LOAD_PROCID(&p, me.nspace, static_cast<pmix_rank_t>(r));
+    auto done = [](pmix_status_t status, pmix_value_t* v, void* data) {
+      auto* ask = static_cast<Ask*>(data);
       {
-        std::lock_guard lock(answers->mutex);
-        ++answers->pending;
+        std::lock_guard lock(ask->answers->mutex);
+        const auto r = static_cast<std::size_t>(ask->rank);
+        if (status == PMIX_SUCCESS)
+          ask->answers->values[r] = v != nullptr && v->type == PMIX_STRING && v->data.string != nullptr ? v->data.string : "";
+        ask->answers->asking[r] = 0;
       }
-      auto done = [](pmix_status_t status, pmix_value_t* v, void* data) {
-        auto* ask = static_cast<Ask*>(data);
-        {
-          std::lock_guard lock(ask->answers->mutex);
-          if (status == PMIX_SUCCESS)
-            ask->answers->values[static_cast<std::size_t>(ask->rank)] =
-                v != nullptr && v->type == PMIX_STRING && v->data.string != nullptr ? v->data.string : "";
-          --ask->answers->pending;
-        }
-        ask->answers->cv.notify_all();
-        delete ask;
-      };
-      auto* ask = new Ask{answers, r};
-      if (PMIx_Get_nb(&p, key, nullptr, 0, done, ask) != PMIX_SUCCESS) {
-        std::lock_guard lock(answers->mutex);
-        --answers->pending;
-        delete ask;
-      }
-    }
+      ask->answers->cv.notify_all();
+      delete ask;
+    };
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait_s));
     std::unique_lock lock(answers->mutex);
-    answers->cv.wait_for(lock, std::chrono::duration<double>(wait_s), [&] { return answers->pending == 0; });
+    for (;;) {
+      bool all = true;
+      for (int r = 0; r < size; ++r) {
+        const auto i = static_cast<std::size_t>(r);
+        if (r == me_rank || answers->values[i]) continue;
+        all = false;
+        if (answers->asking[i]) continue;
+        answers->asking[i] = 1;
+        pmix_proc_t p;
+        PMIX_LOAD_PROCID(&p, me.nspace, static_cast<pmix_rank_t>(r));
+        auto* ask = new Ask{answers, r};
+        lock.unlock();  // the callback may run at once, on this thread
+        const bool sent = PMIx_Get_nb(&p, key, nullptr, 0, done, ask) == PMIX_SUCCESS;
+        lock.lock();
+        if (!sent) {
+          answers->asking[i] = 0;
+          delete ask;
+        }
+      }
+      if (all || Clock::now() >= deadline) break;
+      answers->cv.wait_until(lock, std::min(deadline, Clock::now() + std::chrono::milliseconds(200)));
+    }
     return answers->values;
   }
 
