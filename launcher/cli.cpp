@@ -25,7 +25,8 @@ constexpr const char* kToleranceHelp =
     "whose host-memory path drifts that much between identical runs)";
 constexpr const char* kExitCodes =
     "Exit codes: 0 ran, nothing failed; 1 could not run (no GPU, MPI/NCCL failure, hang, dead rank); 2 bad usage or "
-    "input; 3 ran and at least one [FAIL] (with --fail-on warn, a [WARN] too).";
+    "input; 3 ran and at least one [FAIL] (with --fail-on warn, a [WARN] too); 128+N stopped by signal N (143 "
+    "SIGTERM, 130 SIGINT), what was measured saved to --json with \"complete\": false.";
 
 }  // namespace
 

@@ -47,7 +47,8 @@ CLI::App* add_fabric_subcommand(CLI::App& app, FabricOptions& o, std::map<std::s
   f->footer(
       "Exit codes: 0 ran, nothing failed; 1 could not run (libfabric or MPI failure, a peer that never answered); "
       "2 bad usage or input (unknown provider, provider without RDM, size beyond the provider's largest message); "
-      "3 ran and at least one [FAIL].\n"
+      "3 ran and at least one [FAIL]; 128+N stopped by signal N (143 SIGTERM, 130 SIGINT), the rounds so far in "
+      "-o with \"complete\": false.\n"
       "Examples:\n  mpirun -np 16 -N 1 collbench fabric\n  mpirun -np 4 collbench fabric --provider tcp -b 8 -e 4M");
   return f;
 }
