@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "bench/backend_factory.h"
 #include "bench/mpi_check.h"

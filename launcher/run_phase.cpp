@@ -30,7 +30,6 @@
 #include "reports/core/journal.h"
 #include "reports/core/json_report.h"
 #include "reports/core/references.h"
-#include "reports/core/summary.h"
 #include "reports/core/table_stream.h"
 #include "reports/core/text_table.h"
 

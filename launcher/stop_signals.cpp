@@ -33,6 +33,12 @@ std::vector<Scope> scopes;
 int next_id = 0;
 bool ending = false;  // under scopes_mutex: an early end has begun; it ends the process
 
+// Rank 0's stdout when a command ends early: `why` and the summary, after whatever was printed.
+void print_ending(const report::Finding& why, bool color) {
+  std::printf("%s\n%s", report::render_finding(why, color).c_str(), report::render_summary({why}, color).c_str());
+  std::fflush(stdout);
+}
+
 [[noreturn]] void wait_for_the_end() {
   for (;;) pause();
 }
@@ -128,11 +134,6 @@ report::Finding early_end_finding(const EarlyEnd& end, const std::string& progre
   if (end.why) return *end.why;
   return {"STOPPED_BY_SIGNAL", report::Tag::Warn, report::Priority::P1,
           fmt::format("stopped by {} {}", signal_name(end.signo), progress), "", report::Subject::world()};
-}
-
-void print_ending(const report::Finding& why, bool color) {
-  std::printf("%s\n%s", report::render_finding(why, color).c_str(), report::render_summary({why}, color).c_str());
-  std::fflush(stdout);
 }
 
 std::string stopped_progress(std::size_t done, const char* unit, bool saved) {

@@ -61,8 +61,6 @@ int signal_exit_code(int signo);     // 128 + signo, as a shell reports a proces
 // What a scope saves and prints for `end`: its finding, or for a signal STOPPED_BY_SIGNAL with
 // `progress`, how far the scope got.
 report::Finding early_end_finding(const EarlyEnd& end, const std::string& progress);
-// Rank 0's stdout when a command ends early: `why` and the summary, after whatever was printed.
-void print_ending(const report::Finding& why, bool color);
 // "after 3 cases; they are saved with "complete": false", or "before the first case was measured".
 std::string stopped_progress(std::size_t done, const char* unit, bool saved);
 
