@@ -55,8 +55,11 @@ class Backend {
   virtual void reserve(std::uint64_t send_bytes, std::uint64_t recv_bytes) = 0;
   // Inputs filled with the pattern for `seed`, outputs poisoned.
   virtual void fill(const CallShape& call, std::uint64_t seed) = 0;
-  // `iters` back-to-back calls; with `samples`, each call's time is appended per local rank.
-  virtual void run(const CallShape& call, int iters, LocalSamples* samples) = 0;
+  // `iters` back-to-back calls; with `samples`, each call's time is appended per local rank. With
+  // `starts`, when each call began on this process's steady clock (steady_now_s), where that is when
+  // the process reached the collective: host-driven backends. The nccl backend's launches return
+  // before the GPU reaches the collective, so it leaves `starts` as it is.
+  virtual void run(const CallShape& call, int iters, LocalSamples* samples, std::vector<double>* starts) = 0;
   // Wrong result elements over this process's ranks (call verifiable() first).
   virtual std::int64_t count_wrong(const CallShape& call, std::uint64_t seed) = 0;
   // Test hook: spoil one result element on local rank 0.

@@ -29,6 +29,9 @@ class Control {
   virtual std::vector<std::string> gather_strings(const std::string& mine) = 0;
   virtual std::vector<std::string> all_gather_strings(const std::string& mine) = 0;
   virtual std::vector<int> all_gather(int mine) = 0;
+  // Between two processes only, as the clock sync's ping-pong needs (bench/clock_sync.h).
+  virtual void send(int to, std::span<const double> values) = 0;
+  virtual void receive(int from, std::span<double> values) = 0;
   // Ends every process of the job with `code`: for a failure that leaves peers inside a collective.
   [[noreturn]] virtual void abort(int code) = 0;
   // Collective: a channel among the processes that passed the same color, ranked as here.

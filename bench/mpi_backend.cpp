@@ -162,13 +162,14 @@ void MpiBackend::call_once(const CallShape& call) {
   }
 }
 
-void MpiBackend::run(const CallShape& call, int iters, LocalSamples* samples) {
+void MpiBackend::run(const CallShape& call, int iters, LocalSamples* samples, std::vector<double>* starts) {
   if (samples != nullptr) samples->resize(1);
   for (int i = 0; i < iters; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     call_once(call);
     const auto t1 = std::chrono::steady_clock::now();
     if (samples != nullptr) (*samples)[0].push_back(std::chrono::duration<double>(t1 - t0).count());
+    if (starts != nullptr) starts->push_back(std::chrono::duration<double>(t0.time_since_epoch()).count());
   }
 }
 

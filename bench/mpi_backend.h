@@ -28,7 +28,7 @@ class MpiBackend final : public Backend {
   bool verifiable(const CallShape&) const override { return true; }
   void reserve(std::uint64_t send_bytes, std::uint64_t recv_bytes) override;
   void fill(const CallShape& call, std::uint64_t seed) override;
-  void run(const CallShape& call, int iters, LocalSamples* samples) override;
+  void run(const CallShape& call, int iters, LocalSamples* samples, std::vector<double>* starts) override;
   std::int64_t count_wrong(const CallShape& call, std::uint64_t seed) override;
   void corrupt_result(const CallShape& call) override;
   std::unique_ptr<Backend> split(int color) override;

@@ -97,6 +97,18 @@ std::vector<int> MpiControl::all_gather(int mine) {
   return all;
 }
 
+// One tag for the clock sync's exchanges; nothing else on this communicator is point to point.
+constexpr int kPointTag = 7;
+
+void MpiControl::send(int to, std::span<const double> values) {
+  MPI_CHECK(MPI_Send(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, to, kPointTag, comm_));
+}
+
+void MpiControl::receive(int from, std::span<double> values) {
+  MPI_CHECK(MPI_Recv(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, from, kPointTag, comm_,
+                     MPI_STATUS_IGNORE));
+}
+
 namespace {
 
 // The strings laid end to end, with the offsets Gatherv/Allgatherv take, split back apart.

@@ -26,6 +26,8 @@ class MpiControl final : public Control {
   std::vector<std::string> gather_strings(const std::string& mine) override;
   std::vector<std::string> all_gather_strings(const std::string& mine) override;
   std::vector<int> all_gather(int mine) override;
+  void send(int to, std::span<const double> values) override;
+  void receive(int from, std::span<double> values) override;
   [[noreturn]] void abort(int code) override;
   std::unique_ptr<Control> split(int color) override;
 

@@ -232,7 +232,7 @@ void NcclBackend::grow_events(std::size_t per_rank) {
   }
 }
 
-void NcclBackend::run(const CallShape& call, int iters, LocalSamples* samples) {
+void NcclBackend::run(const CallShape& call, int iters, LocalSamples* samples, std::vector<double>* /*starts*/) {
   if (iters <= 0) return;
   const auto n = static_cast<std::size_t>(iters);
   // Event k ends iteration k-1 and starts iteration k: n + 1 events time n back-to-back calls, and

@@ -53,7 +53,7 @@ class NcclBackend final : public Backend {
   bool verifiable(const CallShape& call) const override;
   void reserve(std::uint64_t send_bytes, std::uint64_t recv_bytes) override;
   void fill(const CallShape& call, std::uint64_t seed) override;
-  void run(const CallShape& call, int iters, LocalSamples* samples) override;
+  void run(const CallShape& call, int iters, LocalSamples* samples, std::vector<double>* starts) override;
   std::int64_t count_wrong(const CallShape& call, std::uint64_t seed) override;
   void corrupt_result(const CallShape& call) override;
   // ncclCommSplit of every local communicator; ranks keep their order.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include "bench/control.h"
 
@@ -22,6 +23,9 @@ class SoloControl final : public Control {
   std::vector<std::string> gather_strings(const std::string& mine) override { return {mine}; }
   std::vector<std::string> all_gather_strings(const std::string& mine) override { return {mine}; }
   std::vector<int> all_gather(int mine) override { return {mine}; }
+  // One process has no peer to talk to.
+  void send(int, std::span<const double>) override { throw std::logic_error("SoloControl::send: no peer"); }
+  void receive(int, std::span<double>) override { throw std::logic_error("SoloControl::receive: no peer"); }
   [[noreturn]] void abort(int code) override { std::exit(code); }
   std::unique_ptr<Control> split(int) override { return std::make_unique<SoloControl>(); }
 };

@@ -9,11 +9,14 @@
 #include <optional>
 #include <thread>
 
+#include "bench/clock_sync.h"
 #include "bench/dtype.h"
 #include "bench/host_load.h"
 
 namespace collbench {
 namespace {
+
+constexpr int kClockSyncRounds = 8;
 
 std::uint64_t case_seed(std::size_t index, int check) { return (index + 1) * 131 + static_cast<std::uint64_t>(check); }
 
@@ -26,7 +29,7 @@ void inject_at_start(const FaultInjection& f, std::size_t index, int rank) {
 
 // Times batches until the stopping rule (decided on rank 0) says stop.
 StopReason timed_loop(const RunOptions& opts, const CallShape& call, Backend& backend, Control& control,
-                      LocalSamples& samples) {
+                      LocalSamples& samples, std::vector<double>& starts) {
   double elapsed = 0;
   for (;;) {
     // The batch depends on rank 0's clock, so rank 0's choice is everyone's: ranks running
@@ -35,7 +38,7 @@ StopReason timed_loop(const RunOptions& opts, const CallShape& call, Backend& ba
     if (opts.iters.adaptive) batch = static_cast<int>(control.min(control.rank() == 0 ? batch : INT32_MAX));
     if (batch > 0) {
       const std::size_t before = samples.empty() ? 0 : samples[0].size();
-      backend.run(call, batch, &samples);
+      backend.run(call, batch, &samples, &starts);
       elapsed = std::accumulate(samples[0].begin() + static_cast<std::ptrdiff_t>(before), samples[0].end(), elapsed);
     }
     const StopDecision d = decide_stop(opts.iters, samples.empty() ? std::span<const double>{} : samples[0], elapsed);
@@ -51,7 +54,7 @@ std::optional<std::int64_t> check_pass(const RunOptions& opts, const CallShape& 
   for (int c = 0; c < opts.check_iters; ++c) {
     backend.fill(call, case_seed(index, c));
     control.barrier();
-    backend.run(call, 1, nullptr);
+    backend.run(call, 1, nullptr, nullptr);
     if (opts.inject.kind == FaultInjection::Kind::Corrupt && opts.inject.rank == control.rank() &&
         static_cast<std::size_t>(opts.inject.at_case) == index)
       backend.corrupt_result(call);
@@ -75,6 +78,8 @@ std::vector<SkippedSizes> run_sweep(const Plan& plan, const RunOptions& opts, Ba
   std::optional<Coll> op;
   Clock::time_point op_start;
   std::size_t index = 0;
+  const std::vector<std::string> clock_domains =
+      control.size() > 1 ? control.all_gather_strings(machine_id()) : std::vector<std::string>{};
   for (const CaseRow& row : plan.rows) {
     if (row.coll != op) op = row.coll, op_start = Clock::now();
     // Rank 0's clock decides, so every rank skips the same cases.
@@ -96,14 +101,20 @@ std::vector<SkippedSizes> run_sweep(const Plan& plan, const RunOptions& opts, Ba
       watchdog.note(what + ", waiting for every rank to start");
       control.barrier();
       watchdog.note(what + ", warm-up");
-      backend.run(call, opts.warmup, nullptr);
+      backend.run(call, opts.warmup, nullptr, nullptr);
 
+      // Offsets measured per case: hosts' clocks drift apart by parts per million, which over a long
+      // sweep is more than the lateness worth telling. Processes on one machine need no measuring.
+      watchdog.note(what + ", clock sync");
+      const ClockSync clocks =
+          clock_domains.empty() ? ClockSync{} : sync_clocks(control, clock_domains, kClockSyncRounds);
       watchdog.note(what + ", timed iterations");
       control.barrier();
       LocalSamples samples(static_cast<std::size_t>(backend.local_ranks()));
+      std::vector<double> starts;
       const auto wait0 = runqueue_wait_s();
       const auto wall0 = std::chrono::steady_clock::now();
-      const StopReason stop = timed_loop(opts, call, backend, control, samples);
+      const StopReason stop = timed_loop(opts, call, backend, control, samples, starts);
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
       const auto wait1 = runqueue_wait_s();
       const double wait_share = wait0 && wait1 && wall > 0 ? (*wait1 - *wait0) / wall : -1.0;
@@ -115,13 +126,15 @@ std::vector<SkippedSizes> run_sweep(const Plan& plan, const RunOptions& opts, Ba
       std::vector<double> flat;
       for (const auto& s : samples) flat.insert(flat.end(), s.begin(), s.end());
       const std::vector<double> all = control.gather_to_root(flat);
+      // Every process ran the same backend, so either all recorded starts or none did.
+      const std::vector<double> all_starts = starts.empty() ? std::vector<double>{} : control.gather_to_root(starts);
       // Per process: its wrong count (-1: not checkable) and its CPU-wait share, in one gather.
       const std::vector<double> per_process =
           control.gather_to_root(std::vector<double>{wrong ? double(*wrong) : -1.0, wait_share});
       watchdog.disarm();
 
       if (control.rank() == 0) {
-        CaseMeasurement m{index, &row, placement, {}, {}, std::nullopt, stop};
+        CaseMeasurement m{index, &row, placement, {}, {}, std::nullopt, stop, -1, {}, {}};
         for (std::size_t p = 0; p + 1 < per_process.size(); p += 2) {
           const double w = per_process[p];
           m.cpu_wait_share = std::max(m.cpu_wait_share, per_process[p + 1]);
@@ -134,6 +147,16 @@ std::vector<SkippedSizes> run_sweep(const Plan& plan, const RunOptions& opts, Ba
         for (std::size_t r = 0; r < ranks; ++r)
           m.samples_s[r].assign(all.begin() + static_cast<std::ptrdiff_t>(r * iters),
                                 all.begin() + static_cast<std::ptrdiff_t>((r + 1) * iters));
+        if (!all_starts.empty() && iters > 0 && !clocks.offset_s.empty()) {
+          const std::size_t processes = all_starts.size() / iters;
+          m.arrival_s.resize(processes);
+          for (std::size_t p = 0; p < processes; ++p)
+            for (std::size_t i = 0; i < iters; ++i) m.arrival_s[p].push_back(all_starts[p * iters + i] - clocks.offset_s[p]);
+          m.clock_error_s = clocks.error_s;
+        } else if (!all_starts.empty() && iters > 0) {  // one process: its own clock is rank 0's
+          m.arrival_s = {all_starts};
+          m.clock_error_s = {0.0};
+        }
         sink(m);
       }
       ++index;

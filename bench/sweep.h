@@ -26,6 +26,11 @@ struct CaseMeasurement {
   // The largest share of the timed loop's wall time that any process spent runnable but waiting
   // for a CPU (/proc/self/schedstat): a case measured on a busy host. Negative: not known.
   double cpu_wait_share = -1;
+  // When each process started each timed iteration, on rank 0's clock ([process][iteration],
+  // seconds), and the clock sync's error bound per process. Empty when the backend does not record
+  // starts (Backend::run).
+  std::vector<std::vector<double>> arrival_s;
+  std::vector<double> clock_error_s;
 };
 
 // The sizes of one op that RunOptions::op_budget_s left out.

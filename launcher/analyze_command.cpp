@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -8,8 +9,10 @@
 #include "launcher/result_input.h"
 #include "bench/solo_control.h"
 #include "launcher/finish.h"
+#include "launcher/known_issue_input.h"
 #include "launcher/verdicts.h"
 #include "reports/analyze/analyze_input.h"
+#include "reports/run/arrival.h"
 #include "reports/run/curve_verdicts.h"
 #include "reports/thresholds/instance_types.h"
 #include "reports/core/journal.h"
@@ -76,6 +79,7 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
                           "", report::Subject::world()});
   if (!r.cases.empty()) {
     for (auto& f : report::result_findings(r.cases, in.nodes)) v.findings.push_back(std::move(f));
+    for (auto& f : report::late_rank_findings(r.cases)) v.findings.push_back(std::move(f));  // collbench JSON only
     if (report::curve_rule_applies(in.backend))
       for (auto& f : report::curve_dip_findings(r.cases)) v.findings.push_back(std::move(f));
     if (auto f = report::single_rank_finding(r.span.ranks)) v.findings.push_back(std::move(*f));
@@ -98,6 +102,12 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
       f.subject.ranks.clear();  // rank 0 stands for the whole file: which rank or host is not known
       v.findings.push_back(std::move(f));
     }
+    report::RankEnv from_log;  // the versions the log prints: NCCL, aws-ofi-nccl, libfabric
+    from_log.nccl_log = facts;
+    const bool untrusted = std::any_of(v.findings.begin(), v.findings.end(),
+                                       [](const Finding& f) { return f.code == "IMPLAUSIBLE_VALUES"; });
+    for (auto& f : known_issue_findings(cmd.verdict, {from_log}, /*from_log=*/true))
+      if (!untrusted || f.tag != Tag::Pass) v.findings.push_back(std::move(f));  // untrusted input: no [PASS]
   }
   if (r.cases.empty() && !has_nccl_log(text))
     throw UsageError(fmt::format("'{}': no nccl-tests table, collbench result or NCCL log found in it", path));

@@ -15,6 +15,7 @@
 #include "launcher/cli_preflight.h"
 #include "launcher/cli_run.h"
 #include "launcher/cli_verdict.h"
+#include "launcher/known_issue_input.h"
 #include "launcher/verdicts.h"
 
 namespace collbench {
@@ -71,6 +72,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
       "run", "Sweep collectives over message sizes and report time, algbw, busbw and #wrong as nccl-tests does");
   add_run_options(*run, cmd.run, raw);
   add_verdict_options(*run, cmd.verdict, raw);
+  add_known_issues_option(*run, cmd.verdict);
   add_html_option(*run, cmd.verdict);
   std::string tolerance;  // empty: the default for the backend compared (compare_runs)
   run->add_option("--baseline", cmd.baseline, "Compare with this earlier collbench JSON (see 'compare')");
@@ -117,6 +119,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
   std::map<std::string, std::string> preflight_raw;
   CLI::App* preflight = add_preflight_subcommand(app, cmd, preflight_raw);
   add_verdict_options(*preflight, cmd.verdict, raw);
+  add_known_issues_option(*preflight, cmd.verdict);
   add_html_option(*preflight, cmd.verdict);
 
   CLI::App* analyze = app.add_subcommand(
@@ -129,6 +132,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
                       "Write the file's results and verdict as a collbench JSON document (one file only), e.g. to "
                       "use an nccl-tests output as a baseline for compare or run --baseline");
   add_verdict_options(*analyze, cmd.verdict, raw);
+  add_known_issues_option(*analyze, cmd.verdict);
   analyze->footer(kExitCodes);
 
   CLI::App* compare = app.add_subcommand(
@@ -187,6 +191,7 @@ Command parse_command_line(const std::vector<std::string>& args) {
   if (run->parsed() || fabric->parsed() || preflight->parsed() || analyze->parsed() || compare->parsed() ||
       report->parsed())
     check_verdict_inputs(cmd.verdict);
+  if (run->parsed() || preflight->parsed() || analyze->parsed()) known_issues_for(cmd.verdict);  // unusable: exit 2
   if (run->parsed()) {
     if (!cmd.baseline.empty()) load_results_document(cmd.baseline);  // unusable: exit 2 before anything runs
     finish_run_options(cmd.run, raw);

@@ -17,6 +17,7 @@ struct VerdictOptions {
   bool fail_on_warn = false;  // --fail-on warn: a WARN exits 3 too
   std::string color = "auto";
   std::string html;           // --html FILE: the report page of the command's document, written at the end
+  std::string known_issues;   // --known-issues FILE or none; empty: known-issues.json beside the installed thresholds
 };
 
 struct AnalyzeOptions {

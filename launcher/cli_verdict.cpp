@@ -16,6 +16,14 @@ void add_verdict_options(CLI::App& app, VerdictOptions& v, std::map<std::string,
   app.add_flag("--no-color", raw["no-color"], "Same as --color never");
 }
 
+void add_known_issues_option(CLI::App& app, VerdictOptions& v) {
+  app.add_option("--known-issues", v.known_issues,
+                 "Known-bad version combinations to check the versions found against (NCCL, aws-ofi-nccl, EFA "
+                 "installer, libfabric, CUDA): a known-issues JSON FILE, or none (default: known-issues.json beside "
+                 "the installed thresholds, skipped with an [INFO] when absent). A match is a KNOWN_BAD_VERSIONS "
+                 "finding with the fix and the source; a FILE that cannot be read exits 2 before anything runs");
+}
+
 void finish_verdict_options(VerdictOptions& v, std::map<std::string, std::string>& raw) {
   const std::string& fail_on = raw["fail-on"];
   if (fail_on == "warn") v.fail_on_warn = true;

@@ -11,6 +11,8 @@
 namespace collbench {
 
 void add_verdict_options(CLI::App& app, VerdictOptions& v, std::map<std::string, std::string>& raw);
+// --known-issues, on the commands that audit versions (run, preflight, analyze).
+void add_known_issues_option(CLI::App& app, VerdictOptions& v);
 // Checks and applies what add_verdict_options collected in `raw`. Throws UsageError.
 void finish_verdict_options(VerdictOptions& v, std::map<std::string, std::string>& raw);
 

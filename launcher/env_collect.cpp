@@ -15,6 +15,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "bench/mpi_check.h"
@@ -113,15 +114,18 @@ std::string read_instance_type(const std::string& dmi_product_name) {
   return report::looks_like_instance_type(line) ? line : "";
 }
 
+bool is_efa_device(const std::string& device_dir) {
+  const fs::path dir(device_dir);
+  std::error_code link_ec;
+  const fs::path driver = fs::read_symlink(dir / "device" / "driver", link_ec);
+  return dir.filename().string().rfind("efa", 0) == 0 || (!link_ec && driver.filename() == "efa");
+}
+
 int count_efa_devices(const std::string& infiniband_dir) {
   int n = 0;
   std::error_code ec;
-  for (fs::directory_iterator it(infiniband_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    std::error_code link_ec;
-    const fs::path driver = fs::read_symlink(it->path() / "device" / "driver", link_ec);
-    if (name.rfind("efa", 0) == 0 || (!link_ec && driver.filename() == "efa")) ++n;
-  }
+  for (fs::directory_iterator it(infiniband_dir, ec), end; !ec && it != end; it.increment(ec))
+    if (is_efa_device(it->path().string())) ++n;
   return n;
 }
 
@@ -168,6 +172,14 @@ std::vector<std::string> plugin_search_dirs() {
   return dirs;
 }
 
+std::string read_efa_installer_version(const std::string& efa_installed_packages) {
+  std::ifstream in(efa_installed_packages);
+  constexpr std::string_view kLine = "# EFA installer version:";
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(kLine, 0) == 0) return trim(line.substr(kLine.size()));
+  return "";
+}
+
 std::string mount_type(const std::string& mount_point, const std::string& proc_mounts) {
   std::ifstream in(proc_mounts);
   std::string type;
@@ -185,6 +197,10 @@ report::RankEnv collect_local_env(int rank, const CollectOptions& options) {
   e.host = this_host();
   e.instance_type = read_instance_type(options.dmi_product_name);
   add_library_versions(e.versions);
+  const std::string packages = !options.efa_installed_packages.empty()
+                                   ? options.efa_installed_packages
+                                   : env_or("COLLBENCH_EFA_INSTALLED_PACKAGES", "/opt/amazon/efa_installed_packages");
+  if (auto v = read_efa_installer_version(packages); !v.empty()) e.versions["efa_installer"] = v;
   e.env = relevant_env();
   const auto plugin = e.env.find("NCCL_NET_PLUGIN");
   e.ofi_plugin = find_ofi_plugin(plugin == e.env.end() ? "" : plugin->second, plugin_search_dirs());

@@ -26,6 +26,8 @@ struct CollectOptions {
   std::string shm_dir = "/dev/shm";
   std::string proc_mounts = "/proc/mounts";
   std::string dev_dir = "/dev";
+  // The EFA installer's record of itself; "": $COLLBENCH_EFA_INSTALLED_PACKAGES, else /opt/amazon/efa_installed_packages.
+  std::string efa_installed_packages;
 };
 
 // Facts about this process. Reads no MPI state beyond MPI_Get_library_version (allowed before
@@ -43,11 +45,16 @@ std::vector<report::RankEnv> gather_env(Control& control, const report::RankEnv&
 std::string read_instance_type(const std::string& dmi_product_name);
 // Devices in an infiniband class dir named efa* or bound to the efa driver.
 int count_efa_devices(const std::string& infiniband_dir);
+// One such device: <infiniband_dir>/<name> named efa*, or whose device/driver links to efa.
+bool is_efa_device(const std::string& device_dir);
 // First aws-ofi-nccl library found, following NCCL_NET_PLUGIN's naming when it is set ("none": "").
 std::string find_ofi_plugin(const std::string& nccl_net_plugin, const std::vector<std::string>& dirs);
 // The directories find_ofi_plugin() searches for this process: LD_LIBRARY_PATH, the aws-ofi-nccl
 // install dirs, /etc/ld.so.conf.d and the system library dirs.
 std::vector<std::string> plugin_search_dirs();
+// The version in an EFA installer's efa_installed_packages file (its "# EFA installer version: 1.29.0"
+// line), or "" when the file or the line is absent.
+std::string read_efa_installer_version(const std::string& efa_installed_packages);
 // Filesystem type mounted at `mount_point` according to a /proc/mounts file, or "".
 std::string mount_type(const std::string& mount_point, const std::string& proc_mounts);
 

@@ -52,6 +52,7 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec&) {
 #include "launcher/agree.h"
 #include "launcher/budget.h"
 #include "launcher/confirmation.h"
+#include "launcher/efa_counters_read.h"
 #include "launcher/env_collect.h"
 #include "launcher/fabric_results.h"
 #include "launcher/stop_signals.h"
@@ -59,6 +60,7 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec&) {
 #include "launcher/world.h"
 #include "reports/core/journal.h"
 #include "reports/core/references.h"
+#include "reports/counters/counter_verdicts.h"
 
 namespace collbench {
 namespace {
@@ -246,6 +248,7 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
     }
   };
 
+  const EfaCounterWatch efa_watch(control, CounterReadOptions::from_env());
   run_rounds(schedule, 0, 2);
   // Confirmation: units whose pairs disagree, or that look slow, measured again against the
   // healthiest units, and doubtful links again, before any verdict.
@@ -267,6 +270,7 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
   }
   confirm = broadcast_schedule(confirm, control);
   run_rounds(confirm, static_cast<int>(schedule.size()), 0);
+  const report::CounterReport efa = efa_watch.finish(control);
   const std::vector<double> loads = control.gather_to_root(std::span<const double>(&load, 1));
   if (rank == 0) {
     std::lock_guard lock(progress->mutex);
@@ -278,12 +282,19 @@ PhaseResult fabric_phase(Control& control, const FabricPhaseSpec& spec) {
         if (rank != 0) return;
         std::lock_guard lock(progress->mutex);
         out.findings = results.judge();
+        report::add_counter_findings(out.findings, efa, "the fabric rounds");
       }))
     return failed_phase(c, "judging the results failed");
   if (rank == 0) {
-    out.document = [shared](const std::vector<Finding>& f, int code) { return shared->document(f, code); };
-    out.save = [shared, path = o.output](const std::vector<Finding>& f, int code) {
-      if (!path.empty()) report::write_file_atomically(path, shared->document(f, code).dump(2) + "\n");
+    const nlohmann::json counters = report::counters_json(efa);
+    const auto document = [shared, counters](const std::vector<Finding>& f, int code) {
+      nlohmann::json doc = shared->document(f, code);
+      doc["counters"] = counters;
+      return doc;
+    };
+    out.document = document;
+    out.save = [document, path = o.output](const std::vector<Finding>& f, int code) {
+      if (!path.empty()) report::write_file_atomically(path, document(f, code).dump(2) + "\n");
     };
   }
   ep.reset();

@@ -7,6 +7,7 @@
 #include "bench/errors.h"
 #include "reports/core/case_summary.h"
 #include "reports/pairs/group_verdicts.h"
+#include "reports/run/arrival.h"
 #include "reports/run/result_verdicts.h"
 #include "reports/core/text_table.h"
 
@@ -54,6 +55,29 @@ GroupLayout make_layout(Scope scope, const report::WorldInfo& world) {
   return l;
 }
 
+namespace {
+
+// The group's arrivals, one row per rank: a process's ranks (-g) reach the collective together.
+std::optional<report::CaseArrival> group_arrival(const CaseMeasurement& m, const std::vector<int>& ranks,
+                                                 const report::WorldInfo& world) {
+  if (m.arrival_s.empty()) return std::nullopt;
+  const auto per_process = static_cast<std::size_t>(std::max(1, world.gpus_per_process));
+  std::vector<std::vector<double>> arrival;
+  std::vector<double> error;
+  std::vector<std::string> hosts;
+  for (int r : ranks) {
+    const std::size_t p = static_cast<std::size_t>(r) / per_process;
+    if (p >= m.arrival_s.size() || p >= m.clock_error_s.size()) return std::nullopt;
+    arrival.push_back(m.arrival_s[p]);
+    error.push_back(m.clock_error_s[p]);
+    const auto i = static_cast<std::size_t>(r);
+    hosts.push_back(i < world.rank_info.size() ? world.rank_info[i].host : "");
+  }
+  return report::summarize_arrival(arrival, error, ranks, hosts);
+}
+
+}  // namespace
+
 std::vector<report::CaseResult> results_by_group(const CaseMeasurement& m, const report::RawCase& base,
                                                  double (*busbw_factor)(int), const GroupLayout& layout,
                                                  const report::WorldInfo& world, report::RankReduce how) {
@@ -89,6 +113,7 @@ std::vector<report::CaseResult> results_by_group(const CaseMeasurement& m, const
     report::CaseResult c = report::summarize_case(raw, how, nodes);
     c.group = g;
     c.wrong_ranks = std::move(wrong_ranks);
+    c.arrival = group_arrival(m, g.ranks, world);
     out.push_back(std::move(c));
   }
   return out;

@@ -15,6 +15,7 @@
 #include "bench/schedules.h"
 #include "launcher/agree.h"
 #include "launcher/confirmation.h"
+#include "launcher/efa_counters_read.h"
 #include "launcher/budget.h"
 #include "launcher/hunt_rounds.h"
 #include "launcher/hang_report.h"
@@ -31,6 +32,7 @@
 #include "reports/core/references.h"
 #include "reports/core/summary.h"
 #include "reports/core/text_table.h"
+#include "reports/counters/counter_verdicts.h"
 
 namespace collbench {
 namespace {
@@ -49,6 +51,13 @@ struct HuntState {
   report::HuntRecord record;
   report::Attribution attribution;
   std::optional<report::Journal> journal;
+  nlohmann::json counters;  // the EFA counters' deltas (efa_counters.h), once read after the rounds
+
+  nlohmann::json document(const std::vector<Finding>& findings, int exit_code) const {
+    nlohmann::json doc = report::hunt_document(record, attribution, findings, exit_code);
+    if (!counters.is_null()) doc["counters"] = counters;
+    return doc;
+  }
 
   // Ending early (a hang, a stop signal): the rounds so far, attributed as far as they go, saved
   // with "complete": false; the document is returned.
@@ -143,6 +152,7 @@ PhaseResult hunt_phase(Control& control, const HuntPhaseSpec& spec) {
       }))
     return failed_phase(code, "set-up failed");
   measuring = true;
+  const EfaCounterWatch efa_watch(control, CounterReadOptions::from_env());
 
   const HuntContext ctx{opts, *choice.backend, control, watchdog, world, my_node};
   const std::vector<std::string> names = [&] {
@@ -279,18 +289,19 @@ PhaseResult hunt_phase(Control& control, const HuntPhaseSpec& spec) {
     }
     pair_rounds("confirm", confirm);
   }
+  const report::CounterReport efa = efa_watch.finish(control);
 
   PhaseResult out;
   if (rank == 0) {
     HuntVerdict v = judge_hunt(record, world, names);
     out.findings = std::move(v.findings);
+    report::add_counter_findings(out.findings, efa, "the hunt");
     shared->attribution = std::move(v.attribution);
+    shared->counters = report::counters_json(efa);
     std::fflush(stdout);
-    out.document = [shared](const std::vector<Finding>& f, int code) {
-      return report::hunt_document(shared->record, shared->attribution, f, code);
-    };
+    out.document = [shared](const std::vector<Finding>& f, int code) { return shared->document(f, code); };
     out.save = [shared](const std::vector<Finding>& f, int code) {
-      if (shared->journal) shared->journal->finish(report::hunt_document(shared->record, shared->attribution, f, code));
+      if (shared->journal) shared->journal->finish(shared->document(f, code));
     };
   }
   out.wall_s = wall.elapsed_s();

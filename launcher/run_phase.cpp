@@ -17,6 +17,7 @@
 #include "bench/mpi_check.h"
 #include "bench/sweep.h"
 #include "launcher/agree.h"
+#include "launcher/efa_counters_read.h"
 #include "launcher/env_collect.h"
 #include "launcher/groups.h"
 #include "launcher/hang_report.h"
@@ -32,6 +33,7 @@
 #include "reports/core/references.h"
 #include "reports/core/table_stream.h"
 #include "reports/core/text_table.h"
+#include "reports/counters/counter_verdicts.h"
 
 namespace collbench {
 
@@ -156,6 +158,7 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
   std::vector<std::string> group_text(layout.groups.size());
   const bool progress = rank == 0 && opts.progress && is_terminal(2);
   std::vector<SkippedSizes> skipped;
+  const EfaCounterWatch efa_watch(control, CounterReadOptions::from_env());
   try {
     skipped = run_sweep(plan, opts, backend, control, watchdog, [&](const CaseMeasurement& m) {
       auto results = results_by_group(m, raw_case(m), collective_info(m.row->coll).busbw_factor, layout,
@@ -180,6 +183,7 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
     control.abort(kExitCouldNotRun);
   }
   if (progress) std::fputs("\r\033[K", stderr);
+  const report::CounterReport efa = efa_watch.finish(control);
 
   PhaseResult out;
   if (rank == 0) {
@@ -198,6 +202,8 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
     else out.findings = std::move(f.environment);
     out.findings.insert(out.findings.end(), f.results.begin(), f.results.end());
     if (!skipped.empty()) out.findings.push_back(sweep_budget_finding(skipped, opts.op_budget_s));
+    report::add_counter_findings(out.findings, efa, fmt::format("the {} sweep", scope_name(opts.scope)));
+    record->counters = report::counters_json(efa);
     out.document = [record](const std::vector<Finding>& findings, int code) {
       return record->document(findings, {true, "", 0, code});
     };

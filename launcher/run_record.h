@@ -21,9 +21,12 @@ struct Record {
   report::RunHeader header;
   std::vector<report::CaseResult> cases;
   std::optional<report::Journal> journal;
+  nlohmann::json counters;  // the EFA counters' deltas (efa_counters.h), once read after the sweep
 
   nlohmann::json document(const std::vector<report::Finding>& findings, const report::RunOutcome& outcome) {
-    return report::run_document(header, cases, findings, outcome);
+    nlohmann::json doc = report::run_document(header, cases, findings, outcome);
+    if (!counters.is_null()) doc["counters"] = counters;
+    return doc;
   }
   void save(const std::vector<report::Finding>& findings, const report::RunOutcome& outcome) {
     if (journal) journal->finish(document(findings, outcome));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "launcher/known_issue_input.h"
 #include "launcher/result_input.h"
 #include "launcher/verdicts.h"
 #include "reports/run/compare.h"
@@ -9,6 +10,7 @@
 #include "reports/env/env_audit.h"
 #include "reports/thresholds/instance_types.h"
 #include "reports/core/json_report.h"
+#include "reports/run/arrival.h"
 #include "reports/run/judged.h"
 #include "reports/run/result_verdicts.h"
 #include "reports/thresholds/threshold_verdicts.h"
@@ -77,8 +79,10 @@ RunFindings run_findings(const RunJudgement& j, const report::RunHeader& header,
   ctx.gpus_per_process = world.gpus_per_process;
   RunFindings out;
   out.environment = report::audit_environment(envs, ctx);
+  for (auto& f : known_issue_findings(j.verdict, envs)) out.environment.push_back(std::move(f));
   std::vector<Finding>& findings = out.results;
   findings = result_findings(cases, world.nodes);
+  for (auto& f : report::late_rank_findings(cases)) findings.push_back(std::move(f));
   if (auto f = report::single_rank_finding(world.ranks)) findings.push_back(std::move(*f));
   if (report::curve_rule_applies(world.backend))
     for (auto& f : report::curve_dip_findings(cases)) findings.push_back(std::move(f));

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_targets=(fuzz_sizes fuzz_nccl_text_parser fuzz_nccl_log fuzz_thresholds fuzz_partial_journal fuzz_result_input)
+all_targets=(fuzz_sizes fuzz_nccl_text_parser fuzz_nccl_log fuzz_thresholds fuzz_known_issues fuzz_partial_journal fuzz_result_input)
 
 usage() {
   cat <<EOF
@@ -85,6 +85,7 @@ seeds_of() {
     fuzz_nccl_text_parser) echo tests/fixtures/nccl-tests tests/fixtures/written tests/fuzz/seeds/text "$shared/nccl-tests" ;;
     fuzz_nccl_log) echo tests/fixtures/nccl-tests tests/fixtures/written "$shared/nccl-tests" ;;
     fuzz_thresholds) echo thresholds ;;
+    fuzz_known_issues) echo tests/fuzz/seeds/known_issues ;;
     fuzz_partial_journal) echo tests/fuzz/seeds/partial tests/fuzz/seeds/run ;;
     fuzz_result_input) echo tests/fuzz/seeds/run tests/fuzz/seeds/partial tests/fuzz/seeds/text tests/fixtures/collbench tests/fixtures/written ;;
   esac
@@ -101,7 +102,7 @@ dict_of() {
 max_len_of() {
   case "$1" in
     fuzz_sizes) echo 64 ;;
-    fuzz_thresholds) echo 16384 ;;
+    fuzz_thresholds|fuzz_known_issues) echo 16384 ;;
     fuzz_nccl_text_parser) echo 16384 ;;
     *) echo 131072 ;;
   esac

@@ -56,7 +56,8 @@ if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ] && command -v llvm-symbolizer-16 >/dev/nul
 fi
 step() { echo "sanitize: $* ($(date +%T))"; }
 
-fuzz_targets=(fuzz_sizes fuzz_nccl_text_parser fuzz_nccl_log fuzz_thresholds fuzz_partial_journal fuzz_result_input)
+fuzz_targets=(fuzz_sizes fuzz_nccl_text_parser fuzz_nccl_log fuzz_thresholds fuzz_known_issues fuzz_partial_journal
+              fuzz_result_input)
 if [ "$build" = 1 ]; then
   if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     cxx="${CXX:-$(command -v clang++-16 || command -v clang++ || true)}"
@@ -67,7 +68,8 @@ if [ "$build" = 1 ]; then
       "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DCOLLBENCH_CUDA=OFF -DCOLLBENCH_MICRO=OFF \
       -DCOLLBENCH_SANITIZE=ON -DCOLLBENCH_FUZZ=ON >/dev/null
   fi
-  targets=(collbench unit_tests e2e_tests e2e_verdict_tests "${fuzz_targets[@]}")
+  targets=(collbench unit_tests e2e_tests "${fuzz_targets[@]}")
+  [ "$verdict_e2e" = 1 ] && targets+=(e2e_verdict_tests)  # 7 test files: not built when not run
   grep -q '^LIBFABRIC_FOUND:INTERNAL=1' "$build_dir/CMakeCache.txt" && targets+=(e2e_fabric_tests)
   step "building ${targets[*]}"
   "${nice_cmd[@]}" cmake --build "$build_dir" -j "${BUILD_JOBS:-$(nproc)}" --target "${targets[@]}" >"$build_dir/sanitize-build.log" 2>&1 ||

@@ -12,6 +12,25 @@ namespace collbench::report {
 
 using nlohmann::json;
 
+namespace {
+
+CaseArrival arrival_from_json(const json& a) {
+  CaseArrival out;
+  if (a.contains("rank") && !a["rank"].is_null()) out.rank = whole_number<int>(a["rank"], "arrival rank");
+  if (a.contains("host") && a["host"].is_string()) out.host = a["host"].get<std::string>();
+  out.iterations = whole_value(a, "iterations", std::size_t{0});
+  out.late = whole_value(a, "late_iterations", std::size_t{0});
+  out.last = whole_value(a, "last_iterations", std::size_t{0});
+  if (a.contains("median_lateness_us") && a["median_lateness_us"].is_number())
+    out.median_lateness_us = a["median_lateness_us"].get<double>();
+  if (a.contains("wait_share") && a["wait_share"].is_number()) out.wait_share = a["wait_share"].get<double>();
+  if (a.contains("wait_fraction") && a["wait_fraction"].is_number()) out.wait_fraction = a["wait_fraction"].get<double>();
+  out.clock_error_us = a.value("clock_error_us", 0.0);
+  return out;
+}
+
+}  // namespace
+
 CaseResult case_from_json(const json& c) {
   CaseResult r;
   r.op = c.value("op", "");
@@ -44,6 +63,7 @@ CaseResult case_from_json(const json& c) {
   r.wrong_ranks = whole_list<int>(c, "wrong_ranks");
   r.stop_reason = c.value("stop_reason", "");
   if (c.contains("cpu_wait_share") && c["cpu_wait_share"].is_number()) r.cpu_wait_share = c["cpu_wait_share"];
+  if (c.contains("arrival") && c["arrival"].is_object()) r.arrival = arrival_from_json(c["arrival"]);
   return r;
 }
 

@@ -46,6 +46,19 @@ json to_json(const RunHeader& h) {
   };
 }
 
+json to_json(const CaseArrival& a) {
+  const bool named = a.rank >= 0;
+  return {{"rank", named ? json(a.rank) : json(nullptr)},
+          {"host", named ? json(a.host) : json(nullptr)},
+          {"iterations", a.iterations},
+          {"late_iterations", a.late},
+          {"last_iterations", a.last},
+          {"median_lateness_us", named ? json(a.median_lateness_us) : json(nullptr)},
+          {"wait_share", named ? json(a.wait_share) : json(nullptr)},
+          {"wait_fraction", named ? json(a.wait_fraction) : json(nullptr)},
+          {"clock_error_us", a.clock_error_us}};
+}
+
 json to_json(const CaseResult& c) {
   json nodes = json::array();
   for (const auto& n : c.node_median_us) nodes.push_back({{"node", n.node}, {"median_us", n.median_us}});
@@ -76,6 +89,7 @@ json to_json(const CaseResult& c) {
       {"cpu_wait_share", c.cpu_wait_share >= 0 ? nlohmann::json(c.cpu_wait_share) : nlohmann::json(nullptr)},
       {"rank_median_us", c.rank_median_us},
       {"node_median_us", nodes},
+      {"arrival", c.arrival ? to_json(*c.arrival) : json(nullptr)},
   };
 }
 

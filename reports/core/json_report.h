@@ -10,6 +10,7 @@
 namespace collbench::report {
 
 nlohmann::json to_json(const RunHeader& header);
+nlohmann::json to_json(const CaseArrival& a);  // rank, host and median_lateness_us null when nobody was late
 nlohmann::json to_json(const CaseResult& c);
 nlohmann::json to_json(const Subject& s);  // {"kind", "hosts", "ranks"}; world: empty lists
 nlohmann::json to_json(const Finding& f);

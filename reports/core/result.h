@@ -77,6 +77,19 @@ struct NodeMedian {
   double median_us = 0;
 };
 
+// Who reached the collective last in a case's timed iterations (reports/run/arrival.h).
+struct CaseArrival {
+  int rank = -1;  // global rank the others waited for longest; -1: nobody came late
+  std::string host;
+  std::size_t iterations = 0;  // iterations compared
+  std::size_t late = 0;        // iterations in which the last rank came late (beyond the bound)
+  std::size_t last = 0;        // ... of which `rank` was the late one
+  double median_lateness_us = 0;  // over those `last` iterations
+  double wait_share = 0;          // `rank`'s share of all the lateness in the case, 0..1
+  double wait_fraction = 0;       // the others' wait for `rank` over the timed loop's span, 0..1
+  double clock_error_us = 0;      // the largest error bound of the clock offsets
+};
+
 struct CaseResult {
   std::string op, dtype, redop;  // redop "none" for ops that do not reduce
   Placement placement = Placement::OutOfPlace;
@@ -91,6 +104,7 @@ struct CaseResult {
   double cpu_wait_share = -1;           // largest share of the timed loop a process waited for a CPU; < 0 unknown
   std::vector<double> rank_median_us;   // indexed by rank
   std::vector<NodeMedian> node_median_us;
+  std::optional<CaseArrival> arrival;  // nullopt: not measured (backend, or one rank)
 };
 
 struct RunOutcome {

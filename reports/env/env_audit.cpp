@@ -89,7 +89,8 @@ std::string version_name(const std::string& key) {
                                                            {"cuda_runtime", "CUDA runtime"},
                                                            {"cuda_driver", "CUDA driver"},
                                                            {"mpi", "MPI"},
-                                                           {"libfabric", "libfabric"}};
+                                                           {"libfabric", "libfabric"},
+                                                           {"efa_installer", "EFA installer"}};
   const auto it = names.find(key);
   return it == names.end() ? key : it->second;
 }

@@ -38,6 +38,8 @@ struct AuditContext {
 //   NCCL_DEBUG_ENABLED     WARN P2  the user left NCCL_DEBUG=INFO or TRACE on during a benchmark
 //   then nccl_log_findings() for the ranks that carry a parsed NCCL log (its NCCL_VERSION_MISMATCH
 //   is dropped when the reported versions already produced one).
+// Known-bad version combinations (KNOWN_BAD_VERSIONS) are checked beside it, by
+// reports/env/known_issue_verdicts.h, with the list the command loaded.
 std::vector<Finding> audit_environment(const std::vector<RankEnv>& ranks, const AuditContext& ctx);
 
 // The thresholds the audit applies, for tests and docs.

@@ -1,6 +1,7 @@
 #include "reports/thresholds/thresholds.h"
 
 #include "common/names.h"
+#include "reports/env/known_issues.h"
 
 #include <fmt/format.h>
 
@@ -159,7 +160,8 @@ std::vector<std::string> profile_names(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec))
-    if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path().stem().string());
+    if (e.is_regular_file() && e.path().extension() == ".json" && e.path().filename() != kKnownIssuesFile)
+      out.push_back(e.path().stem().string());
   std::sort(out.begin(), out.end());
   return out;
 }

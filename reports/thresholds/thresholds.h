@@ -47,7 +47,7 @@ InstanceThresholds load_thresholds_file(const std::string& path);
 // thresholds/<instance_type>.json in `dir`, or nullopt when there is none.
 std::optional<InstanceThresholds> find_thresholds(const std::string& dir, const std::string& instance_type);
 
-// The instance types with a profile (<type>.json) in `dir`, sorted.
+// The instance types with a profile (<type>.json) in `dir`, sorted (known-issues.json is not one).
 std::vector<std::string> profile_names(const std::string& dir);
 
 }  // namespace collbench::report

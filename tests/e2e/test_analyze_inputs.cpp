@@ -226,3 +226,37 @@ TEST_F(AnalyzeInputs, AllToAllRegressionsPointAtThePairwiseTest) {
   EXPECT_NE(r.out.find("\u00a7 Pairwise Bandwidth Test (identify slow pairs)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("AllReduce"), std::string::npos) << r.out;
 }
+
+TEST_F(AnalyzeInputs, AnNcclLogWithAKnownBadVersionIsNamedWithItsFixAndSource) {
+  const fs::path logs = fs::path(COLLBENCH_FIXTURES) / "known-issues";
+  Result r = collbench("analyze --instance-type p4d.24xlarge " + (logs / "nccl-2.19.4_efa.log").string());
+  EXPECT_EQ(r.code, 0) << describe(r);  // a WARN P2: advisory
+  EXPECT_NE(r.out.find("[WARN] KNOWN_BAD_VERSIONS (P2): NCCL 2.19.4+cuda12.2 in this log: NCCL 2.19.4 has a "
+                       "performance regression"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("fix: move to NCCL 2.20.3 or newer (known issue nccl-2.19.4-performance-regression, "
+                       "https://github.com/awslabs/awsome-distributed-ai/pull/217)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(issues_found(r.out), 1) << r.out;
+  EXPECT_EQ(collbench("analyze --fail-on warn " + (logs / "nccl-2.19.4_efa.log").string()).code, 3);
+
+  r = collbench("analyze --instance-type p4d.24xlarge " + (logs / "nccl-2.21.5_efa.log").string());
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("[PASS] NO_KNOWN_BAD_VERSIONS"), std::string::npos) << r.out;
+
+  r = collbench("analyze --known-issues none " + (logs / "nccl-2.19.4_efa.log").string());
+  EXPECT_NE(r.out.find("[INFO] KNOWN_ISSUES_SKIPPED"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("KNOWN_BAD_VERSIONS"), std::string::npos) << r.out;
+
+  // A list of one's own that cannot be used: exit 2 naming it, nothing judged.
+  const fs::path mine = dir_ / "known-issues.json";
+  std::ofstream(mine) << R"({"schema": "collbench.known-issues/1", "issues": [{"id": "a", "when": {"nccl": {"from": "2.x"}},
+    "tag": "WARN", "priority": "P1", "message": "m", "fix": "f", "source": "https://example.com/a"}]})";
+  r = collbench("analyze --known-issues " + mine.string() + " " + (logs / "nccl-2.19.4_efa.log").string());
+  EXPECT_EQ(r.code, 2) << describe(r);
+  EXPECT_NE(r.err.find(mine.string() + ": issues[0] (id 'a').when.nccl.from '2.x' is not a version"), std::string::npos)
+      << describe(r);
+  EXPECT_EQ(r.out.find("KNOWN_BAD_VERSIONS"), std::string::npos) << r.out;
+}

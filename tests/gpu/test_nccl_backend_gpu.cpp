@@ -55,7 +55,7 @@ class NcclBackendGpu : public ::testing::Test {
     ASSERT_FALSE(backend_->unsupported(call).has_value()) << what << ": " << *backend_->unsupported(call);
     backend_->fill(call, 42);
     LocalSamples samples;
-    backend_->run(call, 2, &samples);
+    backend_->run(call, 2, &samples, nullptr);
     ASSERT_EQ(samples.size(), static_cast<std::size_t>(backend_->local_ranks())) << what;
     for (const auto& s : samples) {
       ASSERT_EQ(s.size(), 2u) << what;
@@ -120,7 +120,7 @@ TEST_F(NcclBackendGpu, RunWithoutSamples) {
   const auto call = shape(Coll::AllReduce, DType::Float, RedOp::Sum, 1 << 20, Placement::OutOfPlace);
   backend_->reserve(call.counts.send * 4, call.counts.recv * 4);
   backend_->fill(call, 3);
-  backend_->run(call, 3, nullptr);
+  backend_->run(call, 3, nullptr, nullptr);
   EXPECT_EQ(backend_->count_wrong(call, 3), 0);
 }
 
@@ -139,10 +139,10 @@ TEST_F(NcclBackendGpu, SplitChildRunsAndChecks) {
   child->reserve(8 << 20, 8 << 20);
   child->fill(call, 9);
   LocalSamples samples;
-  child->run(call, 20, &samples);
+  child->run(call, 20, &samples, nullptr);
   ASSERT_EQ(samples.size(), static_cast<std::size_t>(child->local_ranks()));
   EXPECT_EQ(samples[0].size(), 20u);
-  child->run(call, 1, nullptr);
+  child->run(call, 1, nullptr, nullptr);
   EXPECT_EQ(child->count_wrong(call, 9), 0);
 }
 
