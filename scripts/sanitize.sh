@@ -105,7 +105,9 @@ run_tests() {
 collbench_bin="$(cd "$build_dir" && pwd)/collbench"
 [ "$(nm "$collbench_bin" 2>/dev/null | grep -c __asan_init)" -gt 0 ] ||
   { echo "sanitize.sh: $collbench_bin is not built with AddressSanitizer" >&2; exit 1; }
-for program in e2e_tests e2e_verdict_tests; do
+e2e_programs=(e2e_tests)
+[ "$verdict_e2e" = 1 ] && e2e_programs+=(e2e_verdict_tests)
+for program in "${e2e_programs[@]}"; do
   grep -aq "$collbench_bin" "$build_dir/tests/$program" ||
     { echo "sanitize.sh: $build_dir/tests/$program does not run $collbench_bin" >&2; exit 1; }
 done
