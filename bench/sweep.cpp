@@ -78,8 +78,7 @@ std::vector<SkippedSizes> run_sweep(const Plan& plan, const RunOptions& opts, Ba
   std::optional<Coll> op;
   Clock::time_point op_start;
   std::size_t index = 0;
-  const std::vector<std::string> clock_domains =
-      control.size() > 1 ? control.all_gather_strings(machine_id()) : std::vector<std::string>{};
+  std::optional<std::vector<std::string>> clock_domains;  // gathered under the first case's watchdog
   for (const CaseRow& row : plan.rows) {
     if (row.coll != op) op = row.coll, op_start = Clock::now();
     // Rank 0's clock decides, so every rank skips the same cases.
@@ -106,8 +105,10 @@ std::vector<SkippedSizes> run_sweep(const Plan& plan, const RunOptions& opts, Ba
       // Offsets measured per case: hosts' clocks drift apart by parts per million, which over a long
       // sweep is more than the lateness worth telling. Processes on one machine need no measuring.
       watchdog.note(what + ", clock sync");
+      if (!clock_domains)
+        clock_domains = control.size() > 1 ? control.all_gather_strings(machine_id()) : std::vector<std::string>{};
       const ClockSync clocks =
-          clock_domains.empty() ? ClockSync{} : sync_clocks(control, clock_domains, kClockSyncRounds);
+          clock_domains->empty() ? ClockSync{} : sync_clocks(control, *clock_domains, kClockSyncRounds);
       watchdog.note(what + ", timed iterations");
       control.barrier();
       LocalSamples samples(static_cast<std::size_t>(backend.local_ranks()));

@@ -152,7 +152,10 @@ PhaseResult hunt_phase(Control& control, const HuntPhaseSpec& spec) {
       }))
     return failed_phase(code, "set-up failed");
   measuring = true;
+  // Collectives, like a round: a peer that stops here is a hang like any other.
+  watchdog.arm("reading the EFA counters", opts.timeout_s);
   const EfaCounterWatch efa_watch(control, CounterReadOptions::from_env());
+  watchdog.disarm();
 
   const HuntContext ctx{opts, *choice.backend, control, watchdog, world, my_node};
   const std::vector<std::string> names = [&] {
@@ -289,7 +292,9 @@ PhaseResult hunt_phase(Control& control, const HuntPhaseSpec& spec) {
     }
     pair_rounds("confirm", confirm);
   }
+  watchdog.arm("reading the EFA counters", opts.timeout_s);
   const report::CounterReport efa = efa_watch.finish(control);
+  watchdog.disarm();
 
   PhaseResult out;
   if (rank == 0) {

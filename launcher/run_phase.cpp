@@ -158,7 +158,10 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
   std::vector<std::string> group_text(layout.groups.size());
   const bool progress = rank == 0 && opts.progress && is_terminal(2);
   std::vector<SkippedSizes> skipped;
+  // Collectives, like a case: a peer that stops here is a hang like any other.
+  watchdog.arm("reading the EFA counters", opts.timeout_s);
   const EfaCounterWatch efa_watch(control, CounterReadOptions::from_env());
+  watchdog.disarm();
   try {
     skipped = run_sweep(plan, opts, backend, control, watchdog, [&](const CaseMeasurement& m) {
       auto results = results_by_group(m, raw_case(m), collective_info(m.row->coll).busbw_factor, layout,
@@ -183,7 +186,9 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
     control.abort(kExitCouldNotRun);
   }
   if (progress) std::fputs("\r\033[K", stderr);
+  watchdog.arm("reading the EFA counters", opts.timeout_s);
   const report::CounterReport efa = efa_watch.finish(control);
+  watchdog.disarm();
 
   PhaseResult out;
   if (rank == 0) {
