@@ -154,10 +154,7 @@ std::vector<SkippedSizes> run_sweep(const Plan& plan, const RunOptions& opts, Ba
           for (std::size_t p = 0; p < processes; ++p)
             for (std::size_t i = 0; i < iters; ++i) m.arrival_s[p].push_back(all_starts[p * iters + i] - clocks.offset_s[p]);
           m.clock_error_s = clocks.error_s;
-        } else if (!all_starts.empty() && iters > 0) {  // one process: its own clock is rank 0's
-          m.arrival_s = {all_starts};
-          m.clock_error_s = {0.0};
-        }
+        }  // one process: nobody to arrive before or after it
         sink(m);
       }
       ++index;
