@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -48,6 +49,22 @@ std::optional<double> runqueue_wait_s() {
   std::stringstream text;
   text << in.rdbuf();
   return runqueue_wait_s(text.str());
+}
+
+double cpu_wait_share(std::optional<double> wait0_s, std::optional<double> wait1_s, double wall_s) {
+  if (!wait0_s || !wait1_s || !(wall_s > 0)) return -1;
+  return std::clamp((*wait1_s - *wait0_s) / wall_s, 0.0, 1.0);
+}
+
+void CpuWaitMeter::start() {
+  t0_ = std::chrono::steady_clock::now();
+  wait0_ = read_();
+}
+
+double CpuWaitMeter::stop() {
+  const std::optional<double> wait1 = read_();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+  return cpu_wait_share(wait0_, wait1, wall);
 }
 
 int online_cores() {

@@ -3,6 +3,7 @@
 // runs slower for reasons outside the node's internal path.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,27 @@ std::optional<double> runqueue_wait_s(std::string_view schedstat);
 
 // runqueue_wait_s of this process's main thread, read now; nullopt where the kernel does not say.
 std::optional<double> runqueue_wait_s();
+
+// The share of an interval that a thread spent runnable but waiting for a CPU: the growth of its
+// runqueue wait over the interval's wall time, within [0, 1] (the scheduler's clock and
+// steady_clock time the same interval slightly differently); -1 when a reading is missing.
+double cpu_wait_share(std::optional<double> wait0_s, std::optional<double> wait1_s, double wall_s);
+
+// cpu_wait_share of this thread over what runs between start() and stop(). The wait is read inside
+// the clock's readings: a wait around a reading (preempted while reading /proc) then counts against
+// an interval that holds it, never against a loop of a few microseconds it came after.
+class CpuWaitMeter {
+ public:
+  using Reader = std::optional<double> (*)();
+  explicit CpuWaitMeter(Reader read = [] { return runqueue_wait_s(); }) : read_(read) {}
+  void start();
+  double stop();
+
+ private:
+  Reader read_;
+  std::chrono::steady_clock::time_point t0_;
+  std::optional<double> wait0_;
+};
 
 // Online cores of this machine; 0 when unknown.
 int online_cores();

@@ -10,7 +10,7 @@
 #include "bench/dtype.h"
 #include "bench/errors.h"
 #include "bench/mpi_check.h"
-#include "bench/gpu_memory.h"
+#include "bench/nccl_memory.h"
 #include "bench/sizes.h"
 #include "kernels/fill_verify.h"
 
@@ -108,44 +108,48 @@ void NcclBackend::reserve(std::uint64_t send_bytes, std::uint64_t recv_bytes) {
     std::size_t free = 0, total = 0;
     CUDA_CHECK(cudaMemGetInfo(&free, &total));
     const std::uint64_t avail = free + send_capacity_ + recv_capacity_;  // ours are freed first
-    if (auto why = gpu_buffers_do_not_fit(need, avail))
+    if (auto why = nccl_buffers_do_not_fit(need, avail, total))
       throw UsageError(fmt::format("-e too large: GPU {} ({}, {}) on host {}: {}", l.device, l.bus_id, l.name,
                                    this_host(), *why));
   }
   free_buffers();
+  // At least one word, so an empty case still passes valid pointers to NCCL.
+  send_bytes = std::max<std::uint64_t>(send_bytes, 256);
+  recv_bytes = std::max<std::uint64_t>(recv_bytes, 256);
   for (Local& l : locals_) {
     CUDA_CHECK(cudaSetDevice(l.device));
-    // At least one word, so an empty case still passes valid pointers to NCCL.
-    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&l.send), std::max<std::uint64_t>(send_bytes, 256)));
-    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&l.recv), std::max<std::uint64_t>(recv_bytes, 256)));
+    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&l.send), send_bytes));
+    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&l.recv), recv_bytes));
   }
   send_capacity_ = send_bytes;
   recv_capacity_ = recv_bytes;
 }
 
-std::uint64_t NcclBackend::slot_span(const CallShape& call, bool send) const {
-  const std::size_t elt = dtype_info(call.dtype).size;
-  if (call.placement == Placement::InPlace) return call.counts.inplace_elements() * elt;
-  return (send ? call.counts.send : call.counts.recv) * elt;
+// startColl's totalnbytes: max(sendBytes, expectedBytes), the in-place span too.
+std::uint64_t NcclBackend::slot_span(const CallShape& call) const {
+  return call.counts.inplace_elements() * dtype_info(call.dtype).size;
 }
 
+// startColl's steps = maxbytes / totalnbytes, with maxbytes the buffers the call uses.
 std::uint64_t NcclBackend::slot_for(const CallShape& call, std::size_t k) const {
-  const std::uint64_t send = slot_span(call, true), recv = slot_span(call, false);
-  std::uint64_t slots = recv == 0 ? 1 : recv_capacity_ / recv;
-  if (call.placement == Placement::OutOfPlace && send != 0) slots = std::min(slots, send_capacity_ / send);
+  const std::uint64_t span = slot_span(call);
+  const std::uint64_t cap =
+      call.placement == Placement::InPlace ? recv_capacity_ : std::min(send_capacity_, recv_capacity_);
+  const std::uint64_t slots = span == 0 ? 1 : cap / span;
   return slots <= 1 ? 0 : k % slots;
 }
 
+// startColl shifts both buffers by the same slot * totalnbytes (nccl-tests src/common.cu, startColl).
 std::byte* NcclBackend::send_ptr(const CallShape& call, const Local& l, int rank, std::uint64_t slot) const {
-  if (call.placement == Placement::OutOfPlace) return l.send + slot * slot_span(call, true);
-  return l.recv + slot * slot_span(call, false) +
+  if (call.placement == Placement::OutOfPlace) return l.send + slot * slot_span(call);
+  return l.recv + slot * slot_span(call) +
          static_cast<std::uint64_t>(rank) * call.counts.send_inplace_offset * dtype_info(call.dtype).size;
 }
 
 // Where the result lands, at every rank (broadcast's root included: NCCL writes its recv buffer).
 std::byte* NcclBackend::result_ptr(const CallShape& call, const Local& l, int rank, std::uint64_t slot) const {
-  if (call.placement == Placement::OutOfPlace) return l.recv + slot * slot_span(call, false);
-  return l.recv + slot * slot_span(call, false) +
+  if (call.placement == Placement::OutOfPlace) return l.recv + slot * slot_span(call);
+  return l.recv + slot * slot_span(call) +
          static_cast<std::uint64_t>(rank) * call.counts.recv_inplace_offset * dtype_info(call.dtype).size;
 }
 

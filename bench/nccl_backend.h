@@ -84,11 +84,11 @@ class NcclBackend final : public Backend {
   // One group of this call on every local rank, on buffer slot `slot`.
   void launch(const CallShape& call, std::uint64_t slot);
   void enqueue(const CallShape& call, const Local& l, void* comm, int rank, std::uint64_t slot) const;
-  // Iteration k runs on slot k mod (buffer capacity / call size): like nccl-tests (common.cu, the
-  // shift in startColl), small calls move through the whole buffer instead of running from L2.
-  // Slot 0 holds the filled inputs and the checked result.
+  // Iteration k runs on slot k mod (buffer capacity / slot span), both buffers shifted by the same
+  // slot * span: nccl-tests' startColl (common.cu), so small calls move through the whole buffer
+  // instead of running from L2. Slot 0 holds the filled inputs and the checked result.
   std::uint64_t slot_for(const CallShape& call, std::size_t k) const;
-  std::uint64_t slot_span(const CallShape& call, bool send) const;  // bytes of one slot
+  std::uint64_t slot_span(const CallShape& call) const;  // bytes of one slot, in both buffers
   std::byte* send_ptr(const CallShape& call, const Local& l, int rank, std::uint64_t slot) const;
   std::byte* result_ptr(const CallShape& call, const Local& l, int rank, std::uint64_t slot) const;
 

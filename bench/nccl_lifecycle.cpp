@@ -141,7 +141,19 @@ void CommSet::launch(const std::function<void(std::size_t, Comm)>& enqueue, cons
     abort();  // part of the group may have been launched: the communicators are out of step now
     throw;
   }
-  if (check(api_.group_end(), what, 0) == kInProgress) wait_ready(comms_, what);
+  if (check(api_.group_end(), what, 0) == kInProgress) {
+    // A blocking communicator that answers in progress is not blocking (a configuration file or
+    // NCCL_COMM_BLOCKING overrode it): every timed call would include NCCL's background job.
+    if (settings_.blocking) {
+      abort();
+      throw RunError(fmt::format(
+          "NCCL {} returned ncclInProgress on a blocking communicator (host {}): the communicators are "
+          "non-blocking, so every timed call would include NCCL's background thread; check NCCL_COMM_BLOCKING in "
+          "NCCL_CONF_FILE, ~/.nccl.conf and /etc/nccl.conf",
+          what, settings_.host));
+    }
+    wait_ready(comms_, what);
+  }
 }
 
 void CommSet::wait(const std::function<bool()>& done, const char* what) {

@@ -6,7 +6,9 @@
 // collbench creates blocking communicators, as nccl-tests does: from NCCL 2.23 every group on a
 // non-blocking communicator starts a background thread and returns ncclInProgress (group.cc,
 // ncclGroupEndInternal), a cost that would sit inside each timed call. The lifecycle still handles
-// ncclInProgress wherever NCCL may return it, so it stays right if a communicator is non-blocking.
+// ncclInProgress wherever NCCL may return it, so it stays right if a communicator is non-blocking;
+// a launch on communicators created blocking that answers ncclInProgress is refused (RunError):
+// NCCL_COMM_BLOCKING or an nccl.conf made them non-blocking behind collbench's back.
 #pragma once
 
 #include <cstddef>

@@ -113,12 +113,10 @@ std::vector<SkippedSizes> run_sweep(const Plan& plan, const RunOptions& opts, Ba
       control.barrier();
       LocalSamples samples(static_cast<std::size_t>(backend.local_ranks()));
       std::vector<double> starts;
-      const auto wait0 = runqueue_wait_s();
-      const auto wall0 = std::chrono::steady_clock::now();
+      CpuWaitMeter cpu_wait;
+      cpu_wait.start();
       const StopReason stop = timed_loop(opts, call, backend, control, samples, starts);
-      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-      const auto wait1 = runqueue_wait_s();
-      const double wait_share = wait0 && wait1 && wall > 0 ? (*wait1 - *wait0) / wall : -1.0;
+      const double wait_share = cpu_wait.stop();
 
       watchdog.note(what + ", result check");
       auto wrong = check_pass(opts, call, index, backend, control);

@@ -157,6 +157,8 @@ __device__ inline std::uint64_t thread_index() {
   return static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
 }
 
+__device__ inline std::uint64_t grid_threads() { return static_cast<std::uint64_t>(gridDim.x) * blockDim.x; }
+
 template <DType T> struct Store {
   Tile* at;
   __device__ void tile(const Tile& t) { *at = t; }
@@ -193,8 +195,9 @@ template <DType T> struct Compare {
 
 template <DType T, Fill F> __global__ void fill_kernel(pattern::storage_t<T>* dst, Walk w) {
   const std::uint64_t t = thread_index(), body = w.head + w.tiles * kTile<T>;
-  if (t < w.head) dst[t] = element<T>(w, t);
-  if (t < w.tail) dst[body + t] = element<T>(w, body + t);
+  // Grid-stride: a misaligned buffer is all head, and may hold more elements than the grid has threads.
+  for (std::uint64_t i = t; i < w.head; i += grid_threads()) dst[i] = element<T>(w, i);
+  for (std::uint64_t i = t; i < w.tail; i += grid_threads()) dst[body + i] = element<T>(w, body + i);
   if (t >= w.tiles) return;
   Pos p = locate(w, w.head + t * kTile<T>);
   auto* tiles = reinterpret_cast<Tile*>(dst + w.head);
@@ -208,8 +211,10 @@ template <DType T, Fill F>
 __global__ void count_wrong_kernel(const pattern::storage_t<T>* src, Walk w, unsigned long long* wrong) {
   const std::uint64_t t = thread_index(), body = w.head + w.tiles * kTile<T>;
   Compare<T> sink{nullptr, 0};
-  if (t < w.head) sink.wrong += !pattern::same_bits<T>(src[t], element<T>(w, t));
-  if (t < w.tail) sink.wrong += !pattern::same_bits<T>(src[body + t], element<T>(w, body + t));
+  for (std::uint64_t i = t; i < w.head; i += grid_threads())
+    sink.wrong += !pattern::same_bits<T>(src[i], element<T>(w, i));
+  for (std::uint64_t i = t; i < w.tail; i += grid_threads())
+    sink.wrong += !pattern::same_bits<T>(src[body + i], element<T>(w, body + i));
   if (t < w.tiles) {
     Pos p = locate(w, w.head + t * kTile<T>);
     const auto* tiles = reinterpret_cast<const Tile*>(src + w.head);

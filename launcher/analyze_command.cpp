@@ -12,6 +12,7 @@
 #include "launcher/known_issue_input.h"
 #include "launcher/verdicts.h"
 #include "reports/analyze/analyze_input.h"
+#include "reports/core/oversubscription.h"
 #include "reports/run/arrival.h"
 #include "reports/run/curve_verdicts.h"
 #include "reports/thresholds/instance_types.h"
@@ -79,7 +80,9 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
                           "", report::Subject::world()});
   if (!r.cases.empty()) {
     for (auto& f : report::result_findings(r.cases, in.nodes)) v.findings.push_back(std::move(f));
-    for (auto& f : report::late_rank_findings(r.cases)) v.findings.push_back(std::move(f));  // collbench JSON only
+    const auto crowded = report::oversubscribed(v.document);  // collbench JSON only, as arrivals are
+    if (crowded) v.findings.push_back(report::oversubscribed_finding(*crowded));
+    for (auto& f : report::late_rank_findings(r.cases, crowded)) v.findings.push_back(std::move(f));
     if (report::curve_rule_applies(in.backend))
       for (auto& f : report::curve_dip_findings(r.cases)) v.findings.push_back(std::move(f));
     if (auto f = report::single_rank_finding(r.span.ranks)) v.findings.push_back(std::move(*f));

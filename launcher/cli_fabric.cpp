@@ -59,7 +59,7 @@ void finish_fabric_options(FabricOptions& o, std::map<std::string, std::string>&
   if (!raw["latency-max"].empty()) o.latency_max = parse_size(raw["latency-max"], "--latency-max");
   if (!raw["bandwidth-min"].empty()) o.bandwidth_min = parse_size(raw["bandwidth-min"], "--bandwidth-min");
   if (o.min_bytes > o.max_bytes)
-    throw UsageError(fmt::format("-b {} is larger than -e {}; give -b <= -e", o.min_bytes, o.max_bytes));
+    throw UsageError(fmt::format("-b {} is larger than -e {}; give -b <= -e", size_text(o.min_bytes), size_text(o.max_bytes)));
   if (!(o.factor > 1)) throw UsageError(fmt::format("-f {:g}: the step factor must be above 1", o.factor));
   if (o.iters < 1) throw UsageError(fmt::format("-n {}: give at least 1 iteration", o.iters));
   if (o.bw_iters < 1) throw UsageError(fmt::format("--bw-iters {}: give at least 1 iteration", o.bw_iters));

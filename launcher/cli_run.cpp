@@ -131,6 +131,9 @@ void add_run_options(CLI::App& run, RunOptions& o, std::map<std::string, std::st
 
   run.add_option("--inject", raw["inject"], "Test only: KIND:RANK[:CASE], KIND corrupt|hang|kill|setup")
       ->group("");  // hidden
+  // nccl-tests options collbench does not implement: refused by name, never silently ignored.
+  run.add_option("-z,--blocking", raw["z"], "nccl-tests' blocking collectives: not implemented")->group("");
+  run.add_option("-m,--agg_iters", raw["m"], "nccl-tests' aggregated iterations: not implemented")->group("");
 }
 
 std::string canonical_op(const std::string& text, const std::string& option) {
@@ -140,6 +143,14 @@ std::string canonical_op(const std::string& text, const std::string& option) {
 }
 
 void finish_run_options(RunOptions& o, std::map<std::string, std::string>& raw) {
+  if (!raw["z"].empty())
+    throw UsageError(fmt::format("-z {}: nccl-tests' blocking mode (a stream synchronize and a barrier after every "
+                                 "call) is not implemented in collbench; drop -z",
+                                 raw["z"]));
+  if (!raw["m"].empty())
+    throw UsageError(fmt::format("-m {}: nccl-tests' aggregated iterations (several calls in one NCCL group) are not "
+                                 "implemented in collbench; drop -m",
+                                 raw["m"]));
   if (!raw["ops"].empty()) o.ops = parse_ops(raw["ops"]);
   if (!raw["d"].empty()) o.dtypes = parse_dtypes(raw["d"]);
   if (!raw["b"].empty()) o.min_bytes = parse_size(raw["b"], "-b");

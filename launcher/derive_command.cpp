@@ -7,6 +7,7 @@
 #include "launcher/commands.h"
 #include "launcher/run_json.h"
 #include "reports/core/journal.h"
+#include "reports/core/json_input.h"
 #include "reports/core/json_read.h"
 #include "reports/thresholds/thresholds.h"
 
@@ -31,17 +32,27 @@ std::map<std::string, report::CaseResult> reference_cases(const std::vector<repo
 
 int derive_thresholds_command(const Command& cmd) {
   const json doc = read_run_json(cmd.derive.run);
-  const json& world = doc["world"];
-  std::string instance = cmd.verdict.instance_type.empty() ? world.value("instance_type", "") : cmd.verdict.instance_type;
+  std::string instance = cmd.verdict.instance_type;
+  std::string device_name;
+  report::RunSpan span;
+  std::vector<report::CaseResult> cases;
+  reading_file(cmd.derive.run, "rerun collbench or fix the file", [&] {
+    span = report::span_from_json(doc);
+    cases = report::cases_from_json(doc);
+    const json& world = doc.contains("world") && doc["world"].is_object() ? doc["world"] : json::object();
+    if (instance.empty()) instance = report::string_field(world, "instance_type");
+    const json& ranks = report::array_field(world, "rank_info");
+    if (!ranks.empty()) device_name = report::string_field(report::object_of(ranks[0], "world.rank_info[0]"), "device_name");
+  });
   if (instance.empty())
     throw UsageError(fmt::format("'{}' does not record the instance type; pass --instance-type", cmd.derive.run));
-  const report::RunSpan span = report::span_from_json(doc);
   const double m = cmd.derive.margin;
-  const std::string origin = fmt::format("collbench run {} ({}), started {}", cmd.derive.run,
-                                         doc.value("complete", true) ? "complete" : "incomplete",
-                                         doc.value("started_at", "?"));
+  const std::string origin =
+      fmt::format("collbench run {} ({}), started {}", cmd.derive.run,
+                  doc.contains("complete") && doc["complete"] == false ? "incomplete" : "complete",
+                  doc.contains("started_at") && doc["started_at"].is_string() ? doc["started_at"].get<std::string>() : "?");
   json rows = json::array();
-  for (const auto& [op, c] : reference_cases(report::cases_from_json(doc))) {
+  for (const auto& [op, c] : reference_cases(cases)) {
     json row = {{"op", op},
                 {"scope", span.nodes == 1 ? "node" : "world"},
                 {"bytes", c.bytes},
@@ -58,13 +69,12 @@ int derive_thresholds_command(const Command& cmd) {
     rows.push_back(row);
   }
   if (rows.empty()) throw UsageError(fmt::format("'{}' has no case with a bandwidth to derive from", cmd.derive.run));
-  const auto& ranks = world.value("rank_info", json::array());
   const json out = {
       {"schema", "collbench.thresholds/1"},
       {"instance_type", instance},
       {"hardware",
        {{"gpus", span.nodes > 0 ? span.ranks / span.nodes : 0},
-        {"gpu", ranks.empty() ? "" : ranks[0].value("device_name", "")},
+        {"gpu", device_name},
         {"efa_devices", 0},
         {"efa_gbps", 0},
         {"source", "from " + origin + "; efa_devices and efa_gbps are not measured by a run: fill them in"}}},

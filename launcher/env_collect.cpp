@@ -68,6 +68,7 @@ std::map<std::string, std::string> relevant_env() {
                         key == "NVIDIA_VISIBLE_DEVICES";
     if (!wanted) continue;
     if (ours && (key == "NCCL_DEBUG" || key == "NCCL_DEBUG_SUBSYS" || key == "NCCL_DEBUG_FILE")) continue;
+    if (key == "NCCL_COMM_BLOCKING") continue;  // collbench sets it itself (main.cpp), whatever the user's was
     out[key] = entry.substr(eq + 1);
   }
   return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ int main(int argc, char** argv) {
   } catch (const collbench::UsageError& e) {
     if (launched_as_rank_zero()) collbench::print_error(e.what(), 0);
     return collbench::kExitUsage;
+  } catch (const std::exception& e) {  // a bug: bad input arrives as UsageError
+    if (launched_as_rank_zero()) collbench::print_error(std::string("reading the command line: ") + e.what(), 0);
+    return collbench::kExitCouldNotRun;
   }
   if (cmd.kind == collbench::Command::Kind::Help || cmd.kind == collbench::Command::Kind::Version) {
     if (launched_as_rank_zero()) std::fputs(cmd.text.c_str(), stdout);
@@ -62,8 +66,10 @@ int main(int argc, char** argv) {
     return run_offline(cmd);
 
   // The nccl backend measures on blocking communicators (bench/nccl_lifecycle.h), and NCCL lets this
-  // variable override that; cleared before any thread (MPI's, NCCL's) can read the environment.
-  unsetenv("NCCL_COMM_BLOCKING");
+  // variable override that. Set, not cleared: NCCL copies ~/.nccl.conf, /etc/nccl.conf and
+  // NCCL_CONF_FILE into the environment without overwriting (src/misc/param.cc). Before any thread
+  // (MPI's, NCCL's) can read the environment.
+  setenv("NCCL_COMM_BLOCKING", "1", 1);
   // Before MPI_Init starts any thread: every thread then leaves the stop signals to ours.
   collbench::start_stop_signal_thread();
   int provided = 0;

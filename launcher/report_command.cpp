@@ -4,13 +4,13 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "bench/errors.h"
 #include "launcher/commands.h"
 #include "launcher/result_input.h"
+#include "launcher/run_json.h"
 #include "reports/core/journal.h"
+#include "reports/core/json_read.h"
 #include "reports/export/emf.h"
 #include "reports/export/metrics.h"
 #include "reports/export/prometheus.h"
@@ -23,13 +23,17 @@ namespace {
 // A collbench document as written, else whatever analyze reads (nccl-tests output, a run's
 // .partial journal) as a run document.
 nlohmann::json load_document(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("{}: cannot read it", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
-  if (doc.is_object() && doc.contains("schema")) return doc;
-  return load_results(path, {}).document;
+  nlohmann::json doc = nlohmann::json::parse(read_text_file(path), nullptr, false);
+  if (!doc.is_object() || !doc.contains("schema")) {
+    LoadedResults in = load_results(path, {});
+    if (in.results.cases.empty() && in.incomplete.empty())
+      throw UsageError(fmt::format("'{}': no collbench document, nccl-tests table or collbench journal found in it; "
+                                   "give one of those",
+                                   path));
+    return std::move(in.document);
+  }
+  reading_file(path, "rerun collbench or fix the file", [&] { report::check_document(doc); });
+  return doc;
 }
 
 void write_output(const std::string& path, const std::string& text) {

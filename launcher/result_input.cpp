@@ -8,6 +8,7 @@
 #include "bench/errors.h"
 #include "launcher/run_json.h"
 #include "reports/core/journal.h"
+#include "reports/core/json_input.h"
 #include "reports/core/json_read.h"
 #include "reports/core/json_report.h"
 
@@ -49,36 +50,45 @@ LoadedResults load_results(const std::string& path, const report::ResultHints& h
   const std::string name = std::filesystem::path(path).filename().string();
   report::ExternalResults& r = in.results;
   nlohmann::json doc = nlohmann::json::parse(in.text, nullptr, /*allow_exceptions=*/false);
+  const auto has_schema = [](const nlohmann::json& j, const char* schema) {
+    return j.is_object() && j.contains("schema") && j["schema"] == schema;
+  };
   bool partial = false;
   if (doc.is_discarded()) {  // JSON lines: a journal of a run that did not finish?
     const auto first = nlohmann::json::parse(in.text.substr(0, in.text.find('\n')), nullptr, false);
-    partial = first.is_object() && first.value("schema", "") == report::kPartialSchema;
+    partial = has_schema(first, report::kPartialSchema);
     if (partial) doc = read_run_json(path);
   }
-  try {
-    if (partial || (doc.is_object() && doc.value("schema", "") == report::kRunSchema)) {
+  if (partial || has_schema(doc, report::kRunSchema)) {
+    reading_file(path, "rerun collbench or fix the file", [&] {
       r.format = partial ? "collbench partial journal" : "collbench json";
       r.cases = report::cases_from_json(doc);
       r.span = report::span_from_json(doc);
       in.nodes = report::nodes_from_json(doc);
-      if (doc.contains("world")) in.backend = doc["world"].value("backend", "");
-      if (hints.nodes > 0 && hints.nodes != r.span.nodes)
-        throw std::invalid_argument(
-            fmt::format("--nodes {} contradicts the run, which names {} node(s); drop --nodes", hints.nodes, r.span.nodes));
-      if (partial)
-        in.incomplete = "the file is the journal of a run that did not finish (.partial)";
-      else if (!doc.value("complete", true))
-        in.incomplete = "the run ended early" + (doc.contains("error") && doc["error"].is_string()
-                                                     ? ": " + doc["error"].get<std::string>()
-                                                     : std::string(" (complete: false)"));
-      in.document = std::move(doc);
-    } else {
-      r = doc.is_object() && doc.contains("results") ? report::from_nccl_tests_json(doc, name, hints)
-                                                     : report::from_nccl_tests_text(in.text, name, hints);
-      in.document = document_of(r);
-    }
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(fmt::format("'{}': {}", path, e.what()));
+      if (doc.contains("world") && doc["world"].is_object())
+        in.backend = report::reading("world", [&] { return report::string_field(doc["world"], "backend"); });
+    });
+    if (hints.nodes > 0 && hints.nodes != r.span.nodes)
+      throw UsageError(fmt::format("'{}': --nodes {} contradicts the run, which names {} node(s); drop --nodes", path,
+                                   hints.nodes, r.span.nodes));
+    if (partial)
+      in.incomplete = "the file is the journal of a run that did not finish (.partial)";
+    else if (doc.contains("complete") && doc["complete"] == false)
+      in.incomplete = "the run ended early" + (doc.contains("error") && doc["error"].is_string()
+                                                   ? ": " + doc["error"].get<std::string>()
+                                                   : std::string(" (complete: false)"));
+    in.document = std::move(doc);
+  } else if (doc.is_object() && doc.contains("results")) {
+    r = reading_file(path, "rerun nccl-tests with -J or fix the file",
+                     [&] { return report::from_nccl_tests_json(doc, name, hints); });
+    in.document = document_of(r);
+  } else {
+    r = reading_file(path, "", [&] { return report::from_nccl_tests_text(in.text, name, hints); });
+    // Text that starts as JSON and holds no table was meant as JSON: say where it stops being that.
+    const auto first = in.text.find_first_not_of(" \t\r\n");
+    if (r.cases.empty() && first != std::string::npos && (in.text[first] == '{' || in.text[first] == '['))
+      reading_file(path, "rerun collbench or fix the file", [&] { report::parse_input_json(in.text); });
+    in.document = document_of(r);
   }
   return in;
 }
@@ -89,7 +99,16 @@ nlohmann::json load_results_document(const std::string& path) {
     throw UsageError(fmt::format("'{}': no nccl-tests table or collbench result found in it; give a collbench --json "
                                  "result or an nccl-tests output",
                                  path));
-  return std::move(in.document);
+  // Compare reads the cases as this build reads them: every field there, of its type; and a null
+  // in world as the member not being there, as the readers did.
+  nlohmann::json& doc = in.document;
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& c : in.results.cases) cases.push_back(report::to_json(c));
+  doc["cases"] = std::move(cases);
+  if (doc.contains("world") && doc["world"].is_null()) doc.erase("world");
+  if (doc.contains("world"))
+    for (auto it = doc["world"].begin(); it != doc["world"].end();) it = it->is_null() ? doc["world"].erase(it) : ++it;
+  return std::move(doc);
 }
 
 }  // namespace collbench

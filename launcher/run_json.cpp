@@ -9,6 +9,7 @@
 
 #include "bench/errors.h"
 #include "reports/core/journal.h"
+#include "reports/core/json_input.h"
 #include "reports/core/json_read.h"
 #include "reports/core/result.h"
 
@@ -22,30 +23,40 @@ std::string read_text_file(const std::string& path) {
   return s.str();
 }
 
+void rethrow_as_usage_error(const std::string& path, std::string_view fix) {
+  const auto usage = [&](const std::string& what) {
+    return UsageError(fix.empty() ? fmt::format("'{}': {}", path, what) : fmt::format("'{}': {}; {}", path, what, fix));
+  };
+  try {
+    throw;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const report::InputError& e) {
+    throw usage(e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw usage(report::json_error_text(e));
+  } catch (const std::out_of_range& e) {
+    throw usage(e.what());
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("'{}': {}", path, e.what()));
+  }
+}
+
 nlohmann::json read_run_json(const std::string& path) {
   const std::string text = read_text_file(path);
-  const auto not_ours = [&](const std::string& why) {
-    return UsageError(fmt::format("'{}': {}; give a collbench --json result (or its .partial journal)", path, why));
-  };
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error&) {
-    // A partial journal is JSON lines, not one document.
-    try {
-      const auto first = nlohmann::json::parse(text.substr(0, text.find('\n')));
-      if (first.value("schema", "") != report::kPartialSchema) throw not_ours("not a collbench result");
-      return report::document_from_partial(text);
-    } catch (const nlohmann::json::parse_error&) {
-      throw not_ours("not JSON");
-    } catch (const std::runtime_error& e) {
-      if (dynamic_cast<const UsageError*>(&e)) throw;
-      throw not_ours(e.what());
+  return reading_file(path, "give a collbench --json result (or its .partial journal)", [&] {
+    nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded()) {
+      // A partial journal is JSON lines, not one document.
+      const auto first = nlohmann::json::parse(text.substr(0, text.find('\n')), nullptr, false);
+      if (first.is_object() && first.contains("schema") && first["schema"] == report::kPartialSchema)
+        return report::document_from_partial(text);
+      doc = report::parse_input_json(text);  // throws, saying where the text stops being JSON
     }
-  }
-  if (!doc.is_object() || doc.value("schema", "") != report::kRunSchema)
-    throw not_ours(fmt::format("schema is not {}", report::kRunSchema));
-  return doc;
+    if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != report::kRunSchema)
+      throw report::InputError(fmt::format("schema is not {}", report::kRunSchema));
+    return doc;
+  });
 }
 
 }  // namespace collbench

@@ -112,7 +112,7 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
 
   // A baseline that cannot be read is bad input: refuse it before measuring anything.
   if (int code = agree(control, [&] {
-        if (rank == 0 && !spec.baseline.empty()) read_run_json(spec.baseline);
+        if (rank == 0 && !spec.baseline.empty()) load_results_document(spec.baseline);
       }))
     return leave(code);
 

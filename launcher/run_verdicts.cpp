@@ -10,6 +10,7 @@
 #include "reports/env/env_audit.h"
 #include "reports/thresholds/instance_types.h"
 #include "reports/core/json_report.h"
+#include "reports/core/oversubscription.h"
 #include "reports/run/arrival.h"
 #include "reports/run/judged.h"
 #include "reports/run/result_verdicts.h"
@@ -82,7 +83,9 @@ RunFindings run_findings(const RunJudgement& j, const report::RunHeader& header,
   for (auto& f : known_issue_findings(j.verdict, envs)) out.environment.push_back(std::move(f));
   std::vector<Finding>& findings = out.results;
   findings = result_findings(cases, world.nodes);
-  for (auto& f : report::late_rank_findings(cases)) findings.push_back(std::move(f));
+  const auto crowded = report::oversubscribed(world.rank_info);
+  if (crowded) findings.push_back(report::oversubscribed_finding(*crowded));
+  for (auto& f : report::late_rank_findings(cases, crowded)) findings.push_back(std::move(f));
   if (auto f = report::single_rank_finding(world.ranks)) findings.push_back(std::move(*f));
   if (report::curve_rule_applies(world.backend))
     for (auto& f : report::curve_dip_findings(cases)) findings.push_back(std::move(f));

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/host_load.h"
 #include "bench/mpi_check.h"
 
 namespace collbench {
@@ -22,7 +23,8 @@ report::WorldInfo describe_world(Control& control, const Backend& backend, const
   const auto devices = backend.devices();
   for (int i = 0; i < backend.local_ranks(); ++i) {
     const DeviceDesc d = i < static_cast<int>(devices.size()) ? devices[i] : DeviceDesc{};
-    mine.push_back({backend.first_rank() + i, static_cast<int>(getpid()), this_host(), d.device, d.bus_id, d.name});
+    mine.push_back({backend.first_rank() + i, static_cast<int>(getpid()), this_host(), d.device, d.bus_id, d.name,
+                    machine_id(), online_cores()});
   }
   const auto parts = control.gather_strings(mine.dump());
 
@@ -36,7 +38,8 @@ report::WorldInfo describe_world(Control& control, const Backend& backend, const
   for (const auto& part : parts)
     for (const auto& r : nlohmann::json::parse(part))
       w.rank_info.push_back({r[0].get<int>(), r[1].get<int>(), r[2].get<std::string>(), r[3].get<int>(),
-                             r[4].get<std::string>(), r[5].get<std::string>()});
+                             r[4].get<std::string>(), r[5].get<std::string>(), r[6].get<std::string>(),
+                             r[7].get<int>()});
   w.nodes = group_nodes(w.rank_info);
   return w;
 }

@@ -3,7 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_targets=(fuzz_sizes fuzz_nccl_text_parser fuzz_nccl_log fuzz_thresholds fuzz_known_issues fuzz_partial_journal fuzz_result_input)
+all_targets=(fuzz_sizes fuzz_nccl_text_parser fuzz_nccl_log fuzz_thresholds fuzz_known_issues fuzz_partial_journal fuzz_result_input
+             fuzz_report_document)
 
 usage() {
   cat <<EOF
@@ -88,6 +89,7 @@ seeds_of() {
     fuzz_known_issues) echo tests/fuzz/seeds/known_issues ;;
     fuzz_partial_journal) echo tests/fuzz/seeds/partial tests/fuzz/seeds/run ;;
     fuzz_result_input) echo tests/fuzz/seeds/run tests/fuzz/seeds/partial tests/fuzz/seeds/text tests/fixtures/collbench tests/fixtures/written ;;
+    fuzz_report_document) echo tests/fuzz/seeds/run tests/fuzz/seeds/documents tests/fixtures/collbench ;;
   esac
 }
 dict_of() {

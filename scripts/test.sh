@@ -11,6 +11,7 @@ scripts/setup.sh
 source scripts/mpi_env.sh
 build="${BUILD_DIR:-build}"
 ctest --test-dir "$build" -E '^fake_cluster_' --output-on-failure --timeout 600 -j "$(nproc)"
+scripts/perf-check.sh --build-dir "$build"
 ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 >"$build/fake-cluster-tests.log" 2>&1 &
 fake=$!
 sanitized=0

@@ -72,9 +72,9 @@ ProviderChoice choose_provider(const std::string& requested, const std::vector<s
 
 void check_message_size(std::uint64_t max_bytes, std::uint64_t max_msg_size, const std::string& provider) {
   if (max_bytes > max_msg_size)
-    throw UsageError(fmt::format("-e {}: larger than the largest message provider {} accepts ({} bytes); use -e {} "
+    throw UsageError(fmt::format("-e {}: larger than the largest message provider {} accepts ({}); use -e {} "
                                  "or less",
-                                 size_text(max_bytes), provider, max_msg_size, max_msg_size));
+                                 size_text(max_bytes), provider, size_text(max_msg_size), max_msg_size));
 }
 
 }  // namespace collbench::ofi

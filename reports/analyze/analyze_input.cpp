@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "reports/core/json_input.h"
 #include "reports/core/json_numbers.h"
 
 namespace collbench::report {
@@ -157,32 +158,43 @@ ExternalResults from_nccl_tests_json(const json& doc, std::string_view file_name
   ExternalResults out;
   out.format = "nccl-tests json";
   std::string op = hints.op;
-  if (op.empty() && doc.contains("args") && !doc["args"].empty() && doc["args"][0].is_string())
+  object_of(doc, "the document", "an nccl-tests -J document");
+  if (op.empty() && doc.contains("args") && doc["args"].is_array() && !doc["args"].empty() && doc["args"][0].is_string())
     op = normalize_op(op_from_name(doc["args"][0].get<std::string>()));
   if (op.empty()) op = op_from_name(file_name);
   if (op.empty()) op = "unknown";
-  for (const auto& r : doc.value("results", json::array())) {
-    ParsedRow row;
-    row.bytes = whole_value(r, "size", std::uint64_t{0});
-    row.count = whole_value(r, "count", std::uint64_t{0});
-    row.type = r.value("type", "");
-    row.redop = r.value("redop", "");
-    for (const Placement placement : {Placement::OutOfPlace, Placement::InPlace}) {
-      const char* key = placement_name(placement);  // nccl-tests' JSON keys are these names
-      if (!r.contains(key) || !r[key].is_object()) continue;
-      const json& p = r[key];
-      ParsedPlacement pp;
-      pp.time_us = p.contains("time") ? p.value("time", 0.0) : p.value("cpu_time", 0.0);
-      pp.algbw_gbs = p.value("alg_bw", 0.0);
-      pp.busbw_gbs = p.value("bus_bw", 0.0);
-      if (p.contains("nwrong") && p["nwrong"].is_number()) pp.wrong = whole_number<std::int64_t>(p["nwrong"], "nwrong");
-      out.cases.push_back(make_case(op, row, pp, placement));
-    }
+  const json& results = array_field(doc, "results");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const std::string where = fmt::format("results[{}]", i);
+    const json& r = object_of(results[i], where, "a result");
+    reading(where, [&] {
+      ParsedRow row;
+      row.bytes = whole_value(r, "size", std::uint64_t{0});
+      row.count = whole_value(r, "count", std::uint64_t{0});
+      row.type = string_field(r, "type");
+      row.redop = string_field(r, "redop");
+      for (const Placement placement : {Placement::OutOfPlace, Placement::InPlace}) {
+        const char* key = placement_name(placement);  // nccl-tests' JSON keys are these names
+        if (!r.contains(key) || !r[key].is_object()) continue;
+        const json& p = r[key];
+        ParsedPlacement pp;
+        pp.time_us = p.contains("time") ? number_field(p, "time") : number_field(p, "cpu_time");
+        pp.algbw_gbs = number_field(p, "alg_bw");
+        pp.busbw_gbs = number_field(p, "bus_bw");
+        if (p.contains("nwrong") && p["nwrong"].is_number()) pp.wrong = whole_number<std::int64_t>(p["nwrong"], "nwrong");
+        out.cases.push_back(make_case(op, row, pp, placement));
+      }
+    });
   }
   std::vector<ParsedRank> ranks;
-  const json& config = doc.value("config", json::object());
-  for (const auto& d : config.value("devices", json::array()))
-    ranks.push_back({whole_value(d, "rank", 0), d.value("hostname", "")});
+  if (doc.contains("config") && !doc["config"].is_null()) {
+    const json& devices = array_field(object_of(doc["config"], "config"), "devices");
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      const std::string where = fmt::format("config.devices[{}]", i);
+      const json& d = object_of(devices[i], where, "a device");
+      ranks.push_back(reading(where, [&] { return ParsedRank{whole_value(d, "rank", 0), string_field(d, "hostname")}; }));
+    }
+  }
   infer_span(out, ranks, hints);
   return out;
 }

@@ -31,8 +31,9 @@ struct ExternalResults {
 std::string normalize_op(std::string_view name);
 
 // The text and JSON readers throw std::invalid_argument when a hint contradicts the file
-// (--nodes against the hosts its rank lines name); the JSON reader also for a whole number out of
-// its field's range (size, count, rank, nwrong).
+// (--nodes against the hosts its rank lines name); the JSON reader throws InputError (a subclass,
+// reports/core/json_input.h) naming the field for a value of the wrong type or a whole number out
+// of its field's range (size, count, rank, nwrong).
 ExternalResults from_nccl_tests_text(std::string_view text, std::string_view file_name, const ResultHints& hints);
 ExternalResults from_nccl_tests_json(const nlohmann::json& doc, std::string_view file_name, const ResultHints& hints);
 

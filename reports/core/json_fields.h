@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -21,6 +22,14 @@ inline std::string string_at(const nlohmann::json& o, const char* key) {
 inline double number_at(const nlohmann::json& o, const char* key) {
   return o.is_object() && o.contains(key) && o[key].is_number() ? o[key].get<double>() : NAN;
 }
+
+// A byte count for printing from a number that may be anything: 0 for NaN and below 0, the largest
+// count for what is past it (a cast of those is undefined behaviour).
+inline std::uint64_t whole_bytes(double v) {
+  if (!(v > 0)) return 0;
+  return v >= 18446744073709551615.0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(v);
+}
+inline std::uint64_t bytes_at(const nlohmann::json& o, const char* key) { return whole_bytes(number_at(o, key)); }
 
 // An object member, or an empty object; an array member, or an empty array. Copies: bind them to a
 // local before keeping pointers into them.

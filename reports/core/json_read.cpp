@@ -5,7 +5,9 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
+#include "reports/core/json_input.h"
 #include "reports/core/json_numbers.h"
 
 namespace collbench::report {
@@ -25,61 +27,92 @@ CaseArrival arrival_from_json(const json& a) {
     out.median_lateness_us = a["median_lateness_us"].get<double>();
   if (a.contains("wait_share") && a["wait_share"].is_number()) out.wait_share = a["wait_share"].get<double>();
   if (a.contains("wait_fraction") && a["wait_fraction"].is_number()) out.wait_fraction = a["wait_fraction"].get<double>();
-  out.clock_error_us = a.value("clock_error_us", 0.0);
+  out.clock_error_us = number_field(a, "clock_error_us", 0.0);
+  return out;
+}
+
+// A member that is absent or null reads as absent, as written by versions that did not have it.
+bool present(const json& obj, const char* key) { return obj.contains(key) && !obj[key].is_null(); }
+
+const json& world_of(const json& doc) {
+  static const json kNone = json::object();
+  return present(object_of(doc, "the document", "a collbench document"), "world")
+             ? object_of(doc["world"], "world")
+             : kNone;
+}
+
+std::vector<NodeInfo> read_nodes(const json& world) {
+  std::vector<NodeInfo> out;
+  const json& nodes = array_field(world, "nodes");
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const std::string where = fmt::format("world.nodes[{}]", i);
+    const json& n = object_of(nodes[i], where, "a node");
+    out.push_back(reading(where, [&] { return NodeInfo{string_field(n, "name"), whole_list<int>(n, "ranks")}; }));
+  }
   return out;
 }
 
 }  // namespace
 
 CaseResult case_from_json(const json& c) {
+  object_of(c, "the case", "a case");
   CaseResult r;
-  r.op = c.value("op", "");
-  r.dtype = c.value("dtype", "");
-  r.redop = c.value("redop", "");
-  const std::string placement = c.value("placement", "out_of_place");
+  r.op = string_field(c, "op");
+  r.dtype = string_field(c, "dtype");
+  r.redop = string_field(c, "redop");
+  const std::string placement = string_field(c, "placement", "out_of_place");
   if (!parse_placement(placement, &r.placement))
-    throw std::invalid_argument(fmt::format("case placement '{}' is unknown: a collbench run file says out_of_place "
-                                            "or in_place", placement));
+    throw InputError(fmt::format("case placement '{}' is unknown: a collbench run file says out_of_place or in_place",
+                                 placement));
   r.root = whole_value(c, "root", -1);
   r.bytes = whole_value(c, "bytes", std::uint64_t{0});
   r.count = whole_value(c, "count", std::uint64_t{0});
   r.requested_bytes = whole_value(c, "requested_bytes", r.bytes);
-  if (c.contains("group")) {
-    const std::string scope = c["group"].value("scope", "world");
+  if (present(c, "group")) {
+    const json& g = object_of(c["group"], "group");
+    const std::string scope = string_field(g, "scope", "world");
     if (!parse_scope(scope, &r.group.scope))
-      throw std::invalid_argument(
+      throw InputError(
           fmt::format("case group scope '{}' is unknown: a collbench run file says world, node or rail", scope));
-    r.group.id = whole_value(c["group"], "id", 0);
-    r.group.ranks = whole_list<int>(c["group"], "ranks");
+    r.group.id = whole_value(g, "id", 0);
+    r.group.ranks = whole_list<int>(g, "ranks");
   }
-  if (c.contains("time_us")) {
-    const json& t = c["time_us"];
-    r.time_us = {t.value("median", 0.0), t.value("mean", 0.0), t.value("min", 0.0), t.value("max", 0.0),
-                 t.value("p99", 0.0),    t.value("stdev", 0.0), whole_value(t, "samples", std::size_t{0})};
+  if (present(c, "time_us")) {
+    const json& t = object_of(c["time_us"], "time_us");
+    r.time_us = {number_field(t, "median"), number_field(t, "mean"),  number_field(t, "min"),
+                 number_field(t, "max"),    number_field(t, "p99"),   number_field(t, "stdev"),
+                 whole_value(t, "samples", std::size_t{0})};
   }
-  r.algbw_gbs = c.value("algbw_gbs", 0.0);
-  r.busbw_gbs = c.value("busbw_gbs", 0.0);
+  if (present(c, "time_us")) r.time_us.mad = number_field(c["time_us"], "mad");
+  r.algbw_gbs = number_field(c, "algbw_gbs");
+  r.busbw_gbs = number_field(c, "busbw_gbs");
   if (c.contains("wrong") && c["wrong"].is_number_integer()) r.wrong = c["wrong"].get<std::int64_t>();
   r.wrong_ranks = whole_list<int>(c, "wrong_ranks");
-  r.stop_reason = c.value("stop_reason", "");
+  r.stop_reason = string_field(c, "stop_reason");
   if (c.contains("cpu_wait_share") && c["cpu_wait_share"].is_number()) r.cpu_wait_share = c["cpu_wait_share"];
-  if (c.contains("arrival") && c["arrival"].is_object()) r.arrival = arrival_from_json(c["arrival"]);
+  if (c.contains("arrival") && c["arrival"].is_object())
+    r.arrival = reading("arrival", [&] { return arrival_from_json(c["arrival"]); });
   return r;
 }
 
 std::vector<CaseResult> cases_from_json(const json& doc) {
   std::vector<CaseResult> out;
-  for (const auto& c : doc.value("cases", json::array())) out.push_back(case_from_json(c));
+  const json& cases = array_field(object_of(doc, "the document", "a collbench document"), "cases");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string where = fmt::format("cases[{}]", i);
+    object_of(cases[i], where, "a case");
+    out.push_back(reading(where, [&] { return case_from_json(cases[i]); }));
+  }
   return out;
 }
 
 RunSpan span_from_json(const json& doc) {
   RunSpan span;
-  const json& w = doc.contains("world") ? doc["world"] : json::object();
-  span.ranks = whole_value(w, "ranks", 0);
-  for (const auto& n : w.value("nodes", json::array())) {
-    span.hosts.push_back(n.value("name", ""));
-    for (int r : whole_list<int>(n, "ranks")) span.rank_ids.push_back(r);
+  const json& w = world_of(doc);
+  span.ranks = reading("world", [&] { return whole_value(w, "ranks", 0); });
+  for (const auto& n : read_nodes(w)) {
+    span.hosts.push_back(n.name);
+    for (int r : n.ranks) span.rank_ids.push_back(r);
   }
   span.nodes = static_cast<int>(span.hosts.size());
   return span;
@@ -90,23 +123,26 @@ Subject subject_from_json(const json& s) {
   if (!s.is_object() || !s.contains("kind") || !s["kind"].is_string() ||
       !parse_subject_kind(s["kind"].get<std::string>(), &out.kind) || out.kind == SubjectKind::World)
     return Subject::world();
-  for (const auto& h : s.value("hosts", json::array()))
-    if (h.is_string()) out.hosts.push_back(h.get<std::string>());
-  for (const auto& r : s.value("ranks", json::array()))
-    if (r.is_number_integer()) out.ranks.push_back(r.get<int>());
+  if (s.contains("hosts") && s["hosts"].is_array())
+    for (const auto& h : s["hosts"])
+      if (h.is_string()) out.hosts.push_back(h.get<std::string>());
+  if (s.contains("ranks") && s["ranks"].is_array())
+    for (const auto& r : s["ranks"])
+      if (r.is_number_integer() && std::in_range<int>(r.get<std::int64_t>())) out.ranks.push_back(r.get<int>());
   return out;
 }
 
 Finding finding_from_json(const json& f) {
+  object_of(f, "the finding", "a finding");
   Finding out;
-  out.code = f.value("code", "");
-  const std::string tag = f.value("tag", "");
+  out.code = string_field(f, "code");
+  const std::string tag = string_field(f, "tag");
   for (Tag t : {Tag::Pass, Tag::Fail, Tag::Warn, Tag::Info})
     if (tag_name(t) == tag) out.tag = t;
   const std::string prio = f.contains("priority") && f["priority"].is_string() ? f["priority"].get<std::string>() : "";
   for (Priority p : {Priority::P0, Priority::P1, Priority::P2})
     if (priority_name(p) == prio) out.priority = p;
-  out.message = f.value("message", "");
+  out.message = string_field(f, "message");
   if (f.contains("reference") && f["reference"].is_string()) out.reference = f["reference"].get<std::string>();
   if (f.contains("subject")) out.subject = subject_from_json(f["subject"]);
   return out;
@@ -114,16 +150,29 @@ Finding finding_from_json(const json& f) {
 
 std::vector<Finding> findings_from_json(const json& doc) {
   std::vector<Finding> out;
-  for (const auto& f : doc.value("findings", json::array())) out.push_back(finding_from_json(f));
+  const json& list = array_field(object_of(doc, "the document", "a collbench document"), "findings");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string where = fmt::format("findings[{}]", i);
+    object_of(list[i], where, "a finding");
+    out.push_back(reading(where, [&] { return finding_from_json(list[i]); }));
+  }
   return out;
 }
 
-std::vector<NodeInfo> nodes_from_json(const json& doc) {
-  std::vector<NodeInfo> out;
-  const json& w = doc.contains("world") ? doc["world"] : json::object();
-  for (const auto& n : w.value("nodes", json::array()))
-    out.push_back({n.value("name", ""), whole_list<int>(n, "ranks")});
-  return out;
+std::vector<NodeInfo> nodes_from_json(const json& doc) { return read_nodes(world_of(doc)); }
+
+void check_document(const json& doc) {
+  findings_from_json(doc);
+  if (doc.contains("schema") && doc["schema"] == kRunSchema) {
+    span_from_json(doc);
+    cases_from_json(doc);
+  }
+  if (!doc.contains("phases") || !doc["phases"].is_array()) return;
+  const json& phases = doc["phases"];
+  for (std::size_t i = 0; i < phases.size(); ++i)
+    if (phases[i].is_object() && phases[i].contains("document") && phases[i]["document"].is_object() &&
+        phases[i]["document"].contains("schema"))
+      reading(fmt::format("phases[{}].document", i), [&] { check_document(phases[i]["document"]); });
 }
 
 json document_from_partial(std::string_view text) {
@@ -137,13 +186,13 @@ json document_from_partial(std::string_view text) {
     json j;
     try {
       j = json::parse(line);
-    } catch (const json::exception&) {  // parse_error, and out_of_range for a number past double (1e999)
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double (1e999)
       // The last line of a killed run may be cut short; anything earlier is damage.
       if (in.peek() == EOF) break;
-      throw std::runtime_error(fmt::format("line {} is not JSON", line_no));
+      throw InputError(fmt::format("line {} is not JSON ({})", line_no, json_error_text(e)));
     }
     if (line_no == 1 && !j.is_object())
-      throw std::runtime_error("line 1 is not a JSON object: a journal starts with its run's header");
+      throw InputError(fmt::format("line 1 is {}, not a JSON object: a journal starts with its run's header", json_kind(j)));
     if (line_no == 1) doc = std::move(j);
     else if (j.contains("case")) cases.push_back(j["case"]);
   }

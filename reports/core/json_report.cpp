@@ -17,7 +17,9 @@ json to_json(const RunHeader& h) {
                      {"host", r.host},
                      {"device", r.device},
                      {"bus_id", r.bus_id},
-                     {"device_name", r.device_name}});
+                     {"device_name", r.device_name},
+                     {"machine", r.machine},
+                     {"cores", r.cores}});
   const SweepInfo& s = h.sweep;
   return {
       {"tool", {{"name", "collbench"}, {"version", h.tool_version}}},
@@ -80,6 +82,7 @@ json to_json(const CaseResult& c) {
         {"max", t.max},
         {"p99", t.p99},
         {"stdev", t.stdev},
+        {"mad", t.mad},
         {"samples", t.samples}}},
       {"algbw_gbs", c.algbw_gbs},
       {"busbw_gbs", c.busbw_gbs},

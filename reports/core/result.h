@@ -26,6 +26,8 @@ struct RankInfo {
   int device = -1;
   std::string bus_id;
   std::string device_name;
+  std::string machine;  // the kernel's boot id (bench/host_load.h machine_id): ranks that share it share CPUs
+  int cores = 0;        // online cores of that machine; 0 unknown
 };
 
 struct WorldInfo {
@@ -64,6 +66,7 @@ struct RunHeader {
 struct TimeStats {  // microseconds
   double median = 0, mean = 0, min = 0, max = 0, p99 = 0, stdev = 0;
   std::size_t samples = 0;
+  double mad = 0;  // 1.4826 x the median absolute deviation: the spread of the bulk, blind to a few spikes
 };
 
 struct GroupInfo {

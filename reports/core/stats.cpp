@@ -1,5 +1,7 @@
 #include "reports/core/stats.h"
 
+#include "reports/core/outliers.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -37,6 +39,7 @@ TimeStats summarize(std::span<const double> samples) {
     for (double x : v) var += (x - s.mean) * (x - s.mean);
     s.stdev = std::sqrt(var / static_cast<double>(n - 1));
   }
+  s.mad = scaled_mad(v);
   return s;
 }
 

@@ -10,7 +10,8 @@
 
 namespace collbench::report {
 
-// Median, mean, min, max, p99 (nearest rank) and sample standard deviation, in the samples' unit.
+// Median, mean, min, max, p99 (nearest rank), sample standard deviation and scaled MAD, in the
+// samples' unit.
 TimeStats summarize(std::span<const double> samples);
 
 // Median of a copy (the input is left alone); 0 for no samples.

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/short_list.h"
+#include "common/units.h"
 #include "reports/env/nccl_log.h"
 #include "reports/core/references.h"
 
@@ -78,12 +79,6 @@ std::vector<std::pair<Key, Ranks>> group_by(const Ranks& rs, const std::function
   return out;
 }
 
-std::string bytes_text(std::uint64_t b) {
-  const double mib = static_cast<double>(b) / (1 << 20);
-  if (mib < 1024) return fmt::format("{:g} MiB", std::round(mib * 10) / 10);
-  return fmt::format("{:g} GiB", std::round(mib / 1024 * 10) / 10);
-}
-
 std::string version_name(const std::string& key) {
   static const std::map<std::string, std::string> names = {{"nccl", "NCCL"},
                                                            {"cuda_runtime", "CUDA runtime"},
@@ -111,7 +106,7 @@ std::vector<std::pair<std::string, Ranks>> version_groups(const Ranks& rs, const
   return group_by<std::string>(with, [&](const RankEnv& r) { return r.versions.at(key); });
 }
 
-void version_checks(const Ranks& rs, std::vector<Finding>& out) {
+void version_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding>& out) {
   std::vector<std::string> info;
   std::vector<std::string> others_differ;
   bool others_checked = false;
@@ -129,7 +124,7 @@ void version_checks(const Ranks& rs, std::vector<Finding>& out) {
                            fmt::format("NCCL {}; expected one NCCL build on every rank (mixed images or installs)",
                                        fmt::join(parts, "; ")),
                            ref::kVersionMismatch));
-      } else if (rs.size() > 1) {
+      } else if (rs.size() > 1 && ctx.backend == "nccl") {  // the mpi backend never loads NCCL: nothing to pass
         out.push_back(pass("NCCL_VERSION_CONSISTENT",
                            fmt::format("NCCL {} on {}", groups[0].first, processes(groups[0].second.size()))));
       }
@@ -241,7 +236,7 @@ void shm_checks(const Ranks& rs, std::vector<Finding>& out) {
     for (const auto& [key, ranks] : group_by<std::pair<std::uint64_t, std::string>>(small, [](const RankEnv& r) {
            return std::pair{r.shm_bytes, r.shm_type};
          })) {
-      parts.push_back(fmt::format("/dev/shm is {}{} on {}", bytes_text(key.first),
+      parts.push_back(fmt::format("/dev/shm is {}{} on {}", size_text(key.first),
                                   key.second.empty() ? "" : fmt::format(" ({})", key.second), where(ranks)));
       k8s = k8s || key.first == kKubernetesShmBytes;
     }
@@ -273,7 +268,7 @@ void shm_checks(const Ranks& rs, std::vector<Finding>& out) {
     std::uint64_t smallest = measured.front()->shm_bytes;
     for (const auto* r : measured) smallest = std::min(smallest, r->shm_bytes);
     out.push_back(pass("SHM_OK", fmt::format("/dev/shm at least {} on every host (smallest {})",
-                                             bytes_text(kShmWarnBytes), bytes_text(smallest))));
+                                             size_text(kShmWarnBytes), size_text(smallest))));
   }
 }
 
@@ -446,7 +441,7 @@ std::vector<Finding> audit_environment(const std::vector<RankEnv>& ranks, const 
   Ranks rs;
   for (const auto& r : ranks) rs.push_back(&r);
 
-  version_checks(rs, out);
+  version_checks(rs, ctx, out);
   env_checks(rs, out);
   memlock_checks(rs, ctx, out);
   shm_checks(rs, out);

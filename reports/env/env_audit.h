@@ -21,7 +21,8 @@ struct AuditContext {
 
 // Findings, in this order (each check adds a PASS line when it ran and found nothing):
 //   VERSION_INFO           INFO     the versions found (once)
-//   NCCL_VERSION_MISMATCH  FAIL P0  NCCL version differs across ranks          (PASS NCCL_VERSION_CONSISTENT)
+//   NCCL_VERSION_MISMATCH  FAIL P0  NCCL version differs across ranks          (PASS NCCL_VERSION_CONSISTENT,
+//                                   with the nccl backend only: the mpi backend does not use NCCL)
 //   VERSION_MISMATCH       WARN P1  CUDA driver/runtime, MPI or libfabric differ (PASS VERSIONS_CONSISTENT)
 //   ENV_MISMATCH           WARN P1  an NCCL_* / FI_* variable differs or is set on some ranks only
 //                                   (one finding per variable; PASS ENV_CONSISTENT)

@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "reports/core/json_input.h"
+
 namespace collbench::report {
 namespace {
 
@@ -246,7 +248,7 @@ KnownIssueList parse_known_issues(const std::string& text, const std::string& fi
   try {
     doc = json::parse(text);
   } catch (const json::exception& e) {
-    throw KnownIssueError(fmt::format("{}: not valid JSON ({}); fix the syntax", file, e.what()));
+    throw KnownIssueError(fmt::format("{}: not valid JSON ({}); fix the syntax", file, json_error_text(e)));
   }
   const Reader top(file, "", doc, {"schema", "issues", "note"});
   if (top.str("schema") != "collbench.known-issues/1")

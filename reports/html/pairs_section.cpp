@@ -53,7 +53,7 @@ std::string hunt_section(const json& doc) {
   for (const auto& h : array_at(a, "hosts")) map.names.push_back(h.is_string() ? h.get<std::string>() : "");
   const json hunt = object_at(doc, "hunt");
   map.title = fmt::format("pair {} busbw at {} (GB/s)", string_at(hunt, "op"),
-                          size_text(static_cast<std::uint64_t>(std::max(0.0, number_at(hunt, "bytes")))));
+                          size_text(bytes_at(hunt, "bytes")));
   map.value_label = "GB/s";
   map.values = matrix(a.value("matrix_gbs", json()));
   for (const auto& n : array_at(a, "nodes"))
@@ -83,7 +83,7 @@ std::string fabric_section(const json& doc) {
     map.names = names;
     map.higher_is_better = higher;
     map.value_label = higher ? "GB/s" : "µs";
-    map.title = fmt::format("{} at {} ({})", check, size_text(static_cast<std::uint64_t>(std::max(0.0, number_at(m, "bytes")))), map.value_label);
+    map.title = fmt::format("{} at {} ({})", check, size_text(bytes_at(m, "bytes")), map.value_label);
     map.values = matrix(m.value("values", json()));
     if (v.is_object()) {
       for (const auto& u : array_at(v, "units"))

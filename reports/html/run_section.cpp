@@ -107,7 +107,7 @@ std::string curves(const json& doc, const std::optional<InstanceThresholds>& thr
     std::vector<std::vector<std::string>> table_rows;
     for (auto& [bytes, cells] : rows) {
       cells.resize(header.size() - 1, "–");
-      std::vector<std::string> row{escape(size_text(static_cast<std::uint64_t>(bytes)))};
+      std::vector<std::string> row{escape(size_text(whole_bytes(bytes)))};
       row.insert(row.end(), cells.begin(), cells.end());
       table_rows.push_back(std::move(row));
     }
@@ -139,7 +139,7 @@ std::string spread(const json& doc) {
     std::copy_if(sorted.begin(), sorted.end(), std::back_inserter(finite), [](double v) { return std::isfinite(v); });
     std::sort(finite.begin(), finite.end());
     const double median = finite.empty() ? NAN : finite[finite.size() / 2];
-    const std::string size = size_text(static_cast<std::uint64_t>(number_at(*c, "bytes")));
+    const std::string size = size_text(bytes_at(*c, "bytes"));
     BarChart ranks_chart{fmt::format("{} at {}: median time per rank (▲ over 1.25x the median)", op, size), "µs", {}};
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < times.size(); ++i) {

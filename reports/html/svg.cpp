@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/units.h"
+#include "reports/core/json_fields.h"
 
 namespace collbench::report::html {
 
@@ -74,7 +75,7 @@ std::string render(const LineChart& chart) {
   double lo = INFINITY, hi = -INFINITY, top = 0;
   for (const auto& s : chart.series)
     for (const auto& [x, y] : s.points) {
-      if (x <= 0 || !std::isfinite(y)) continue;
+      if (!(x > 0) || !std::isfinite(x) || !std::isfinite(y)) continue;
       lo = std::min(lo, std::log2(x));
       hi = std::max(hi, std::log2(x));
       top = std::max(top, y);
@@ -108,10 +109,10 @@ std::string render(const LineChart& chart) {
     const Series& ser = chart.series[i];
     std::string points, dots;
     for (const auto& [x, y] : ser.points) {
-      if (x <= 0 || !std::isfinite(y)) continue;
+      if (!(x > 0) || !std::isfinite(x) || !std::isfinite(y)) continue;
       points += fmt::format("{:.1f},{:.1f} ", px(x), py(y));
       dots += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\"><title>{}: {} → {} {}</title></circle>", px(x),
-                          py(y), escape(ser.name), escape(size_text(static_cast<std::uint64_t>(x))), number(y),
+                          py(y), escape(ser.name), escape(size_text(whole_bytes(x))), number(y),
                           escape(chart.y_label));
     }
     const double ly = kTop + 6 + 18.0 * static_cast<double>(i);

@@ -1,11 +1,16 @@
 #include "reports/pairs/attribution.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -32,41 +37,159 @@ struct Pair {
   double noise = 0;  // scaled MAD of its samples
 };
 
-// Samples pooled per unordered pair; adj[v] = (partner, index into pairs).
+// median() and scaled_mad() in buffers kept across calls: pooling a million samples must not
+// allocate per pair. `v` is reordered.
+double median_in_place(std::vector<double>& v) {
+  if (v.empty()) return 0;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  if (v.size() % 2 == 1) return *mid;
+  return (*std::max_element(v.begin(), mid) + *mid) / 2;
+}
+
+double scaled_mad_in_place(std::vector<double>& v, std::vector<double>& dev) {
+  if (v.empty()) return 0;
+  const double m = median_in_place(v);
+  dev.clear();
+  for (double x : v) dev.push_back(std::abs(x - m));
+  return 1.4826 * median_in_place(dev);
+}
+
+// A pair as its node sees it: the partner, and the pair's index, median and sample count inline
+// so a node's pairs are read in one sweep.
+struct Edge {
+  int partner = 0, pair = 0;
+  double median = 0;
+  std::size_t samples = 0;
+};
+
+// A pair's few samples (the common case: one round's iterations) are sorted by insertion, which
+// at a handful of values beats selecting in a copy.
+constexpr std::size_t kFewValues = 16;
+
+// median() of v[0..n), leaving them sorted in `sorted`.
+double median_sorted(const double* v, std::size_t n, std::vector<double>& sorted) {
+  sorted.assign(v, v + n);
+  for (std::size_t i = 1; i < n; ++i)
+    for (std::size_t j = i; j > 0 && sorted[j] < sorted[j - 1]; --j) std::swap(sorted[j], sorted[j - 1]);
+  if (n == 0) return 0;
+  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+// Samples pooled per unordered pair; pairs sorted by (a, b), adj[v] by partner.
 struct Pooled {
   std::vector<Pair> pairs;
-  std::vector<std::vector<std::pair<int, int>>> adj;
+  std::vector<std::vector<Edge>> adj;
   const Pair* find(int a, int b) const {
-    for (const auto& [u, i] : adj[a])
-      if (u == b) return &pairs[i];
-    return nullptr;
+    if (a > b) std::swap(a, b);
+    const auto it = std::lower_bound(pairs.begin(), pairs.end(), std::pair{a, b},
+                                     [](const Pair& q, const std::pair<int, int>& k) { return std::pair{q.a, q.b} < k; });
+    return it != pairs.end() && it->a == a && it->b == b ? &*it : nullptr;
   }
 };
 
-std::pair<int, int> key(const PairSample& s) { return s.a < s.b ? std::pair{s.a, s.b} : std::pair{s.b, s.a}; }
+// Every sample with rates, grouped by pair (a < b), in sample order within a pair, its rates
+// copied into one buffer in that order. Built in two counting passes over node indices and one
+// sweep of the samples: at 10^6 samples, reading them in pair order (a sort, a pool, the noise)
+// was mostly cache misses.
+struct Grouped {
+  struct Entry {
+    int a = 0, b = 0, round = 0;
+    bool confirmation = false;
+    std::size_t begin = 0, end = 0;  // into values
+  };
+  std::vector<Entry> entries;
+  std::vector<std::size_t> group;  // the first entry of each pair, and entries.size()
+  std::vector<double> values;
+};
 
-template <class Keep>
-Pooled pool(const std::vector<PairSample>& samples, int n, Keep keep) {
-  // (pair key, sample index), sorted: keys inline keep the sort cache-friendly at 10^6 samples.
-  std::vector<std::pair<std::pair<int, int>, std::size_t>> idx;
-  idx.reserve(samples.size());
+Grouped group_samples(const std::vector<PairSample>& samples, int n) {
+  Grouped g;
+  struct Key {  // 12 bytes: two passes over a million of them
+    int a = 0, b = 0;
+    std::uint32_t sample = 0;
+  };
+  std::vector<Key> in, out;
+  in.reserve(samples.size());
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const PairSample& s = samples[i];
+    if (!s.rates.empty()) in.push_back({std::min(s.a, s.b), std::max(s.a, s.b), static_cast<std::uint32_t>(i)});
+  }
+  out.resize(in.size());
+  std::vector<std::size_t> start(static_cast<std::size_t>(n) + 1);
+  auto pass = [&](const std::vector<Key>& from, std::vector<Key>& to, auto node) {
+    std::fill(start.begin(), start.end(), 0);
+    for (const Key& k : from) ++start[static_cast<std::size_t>(node(k)) + 1];
+    for (std::size_t v = 1; v < start.size(); ++v) start[v] += start[v - 1];
+    for (const Key& k : from) to[start[static_cast<std::size_t>(node(k))]++] = k;
+  };
+  pass(in, out, [](const Key& k) { return k.b; });
+  pass(out, in, [](const Key& k) { return k.a; });
+  out = {};
+  std::vector<std::size_t> offset(samples.size());
+  std::size_t at = 0;
+  g.entries.reserve(in.size());
+  for (std::size_t j = 0; j < in.size(); ++j) {
+    const Key& k = in[j];
+    const PairSample& s = samples[k.sample];
+    if (j == 0 || k.a != in[j - 1].a || k.b != in[j - 1].b) g.group.push_back(j);
+    offset[k.sample] = at;
+    g.entries.push_back({k.a, k.b, s.round, s.confirmation, at, at + s.rates.size()});
+    at += s.rates.size();
+  }
+  g.group.push_back(in.size());
+  g.values.resize(at);
   for (std::size_t i = 0; i < samples.size(); ++i)
-    if (!samples[i].rates.empty() && keep(samples[i])) idx.push_back({key(samples[i]), i});
-  std::sort(idx.begin(), idx.end());
+    std::copy(samples[i].rates.begin(), samples[i].rates.end(), g.values.begin() + static_cast<std::ptrdiff_t>(offset[i]));
+  return g;
+}
+
+// `keep` chooses entries; a pair with none kept is left out.
+template <class Keep>
+Pooled pool(const Grouped& g, int n, Keep keep) {
   Pooled out;
   out.adj.resize(n);
-  std::vector<double> values;
-  for (std::size_t i = 0; i < idx.size();) {
-    const auto k = idx[i].first;
-    values.clear();
-    for (; i < idx.size() && idx[i].first == k; ++i) {
-      const auto& v = samples[idx[i].second].rates;
-      values.insert(values.end(), v.begin(), v.end());
+  std::vector<int> degree(static_cast<std::size_t>(n), 0);
+  for (std::size_t k = 0; k + 1 < g.group.size(); ++k) {
+    ++degree[static_cast<std::size_t>(g.entries[g.group[k]].a)];
+    ++degree[static_cast<std::size_t>(g.entries[g.group[k]].b)];
+  }
+  out.pairs.reserve(g.group.size());
+  for (int v = 0; v < n; ++v) out.adj[v].reserve(static_cast<std::size_t>(degree[static_cast<std::size_t>(v)]));
+  std::vector<double> values, work, dev;
+  for (std::size_t k = 0; k + 1 < g.group.size(); ++k) {
+    // One kept entry (the common case) is read in place; more are gathered.
+    const double* data = nullptr;
+    std::size_t size = 0, kept = 0;
+    for (std::size_t j = g.group[k]; j < g.group[k + 1]; ++j) {
+      const Grouped::Entry& e = g.entries[j];
+      if (!keep(e)) continue;
+      if (kept++ == 0) {
+        data = g.values.data() + e.begin;
+        size = e.end - e.begin;
+      } else {
+        if (kept == 2) values.assign(data, data + size);
+        values.insert(values.end(), g.values.begin() + static_cast<std::ptrdiff_t>(e.begin),
+                      g.values.begin() + static_cast<std::ptrdiff_t>(e.end));
+      }
     }
+    if (kept == 0) continue;
+    if (kept > 1) data = values.data(), size = values.size();
+    const Grouped::Entry& e = g.entries[g.group[k]];
     const int p = static_cast<int>(out.pairs.size());
-    out.pairs.push_back({k.first, k.second, median(values), values.size(), scaled_mad(values)});
-    out.adj[k.first].push_back({k.second, p});
-    out.adj[k.second].push_back({k.first, p});
+    double med = 0, noise = 0;
+    if (size <= kFewValues) {
+      med = median_sorted(data, size, dev);
+      for (double& x : dev) x = std::abs(x - med);
+      noise = 1.4826 * median_sorted(dev.data(), dev.size(), work);
+    } else {
+      work.assign(data, data + size);
+      med = median_in_place(work);
+      noise = scaled_mad_in_place(work, dev);
+    }
+    out.pairs.push_back({e.a, e.b, med, size, noise});
+    out.adj[e.a].push_back({e.b, p, med, size});
+    out.adj[e.b].push_back({e.a, p, med, size});
   }
   return out;
 }
@@ -75,38 +198,203 @@ Pooled pool(const std::vector<PairSample>& samples, int n, Keep keep) {
 // sample's distance from its pair's median, over all pairs together. One pair's few samples can
 // bunch by chance; pooled, they rarely do. Zero distances (a median sample itself) are left out,
 // or with five samples a pair the estimate would lean low by a fifth.
-double relative_noise(const std::vector<PairSample>& samples, const Pooled& p) {
+// Groups and `p.pairs` are both by pair, so each sample's pair is found walking along.
+double relative_noise(const Grouped& g, const Pooled& p) {
   std::vector<double> rel;
-  for (const auto& s : samples) {
-    if (s.confirmation) continue;
-    const Pair* q = p.find(s.a, s.b);
-    if (!q || q->median <= 0) continue;
-    for (double x : s.rates)
-      if (x != q->median) rel.push_back(std::abs(x - q->median) / q->median);
+  rel.reserve(g.values.size());
+  std::size_t at = 0;
+  for (const Grouped::Entry& e : g.entries) {
+    if (e.confirmation) continue;
+    while (at < p.pairs.size() && std::pair{p.pairs[at].a, p.pairs[at].b} < std::pair{e.a, e.b}) ++at;
+    if (at == p.pairs.size()) break;
+    const Pair& q = p.pairs[at];
+    if (q.a != e.a || q.b != e.b || q.median <= 0) continue;
+    for (std::size_t j = e.begin; j < e.end; ++j)
+      if (g.values[j] != q.median) rel.push_back(std::abs(g.values[j] - q.median) / q.median);
   }
-  return rel.empty() ? 0 : 1.4826 * median(rel);
+  return rel.empty() ? 0 : 1.4826 * median_in_place(rel);
 }
 
 // The yardstick from a set of pairs: their median, and a spread that is at least the standard
 // error of one pair's median (from the iterations' typical spread), and with few pairs at least
 // that spread itself, since three pairs can agree by chance and hide how far healthy pairs differ.
-Bound reference(const Pooled& p, const std::vector<int>& pair_idx, double rel_noise, const OutlierRule& rule) {
-  std::vector<double> meds, counts;
-  for (int i : pair_idx) {
-    meds.push_back(p.pairs[i].median);
-    counts.push_back(static_cast<double>(p.pairs[i].samples));
-  }
-  Bound b = make_bound(meds, rule);
+// `b` is make_bound of the pairs' medians, `count_median` the median of their sample counts.
+Bound widen(Bound b, std::size_t pairs, double count_median, double rel_noise, const OutlierRule& rule) {
   if (b.ref > 0) {
     const double iteration = rel_noise * b.ref;
-    const double se = 1.2533 * iteration / std::sqrt(std::max(1.0, median(counts)));
-    b.mad = std::max(b.mad, meds.size() < kFewPairs ? iteration : se);
+    const double se = 1.2533 * iteration / std::sqrt(std::max(1.0, count_median));
+    b.mad = std::max(b.mad, pairs < kFewPairs ? iteration : se);
     b.floored = std::min(std::max(b.mad, rule.min_mad_frac * b.ref), rule.max_excused * b.ref / rule.mad_k);
     // One or two pairs say nothing of how far healthy pairs differ (on a shared host, 2x): only a
     // pair at a quarter of them or below is slow against so little.
-    if (meds.size() < kTooFewPairs) b.floored = rule.max_excused * b.ref / rule.mad_k;
+    if (pairs < kTooFewPairs) b.floored = rule.max_excused * b.ref / rule.mad_k;
   }
   return b;
+}
+
+// The first index in [first, last) where `pred` (true on a prefix) is false, searched outwards
+// from `hint`: the leave-one-out answers of neighbouring nodes lie close together, so a search
+// from the last one stays within a few cache lines of a million sorted values.
+template <class Pred>
+std::size_t gallop(std::size_t first, std::size_t last, std::size_t hint, const Pred& pred) {
+  hint = std::clamp(hint, first, last);
+  std::size_t lo = first, hi = last;  // the answer is in [lo, hi]
+  if (hint < last && pred(hint)) {
+    lo = hint + 1;
+    for (std::size_t step = 1; lo + step - 1 < last; step *= 2) {
+      if (!pred(lo + step - 1)) {
+        hi = lo + step - 1;
+        break;
+      }
+      lo += step;
+    }
+  } else {
+    hi = hint;
+    for (std::size_t step = 1; hi > first; step *= 2) {
+      const std::size_t at = hi >= first + step ? hi - step : first;
+      if (pred(at)) {
+        lo = at + 1;
+        break;
+      }
+      hi = at;
+    }
+  }
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (pred(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Where the last search over the same sorted values ended, for the next one to start from.
+struct Hints {
+  std::size_t kth[2] = {0, 0}, left = 0, right = 0, dev_lo = 0, dev_hi = 0;
+};
+
+// Order statistics of a sorted multiset `all` less a sorted sub-multiset `gone` (a node's own
+// pairs), without copying the rest: every node's leave-one-out yardstick is then a few searches
+// over the pairs sorted once, not a pass over all of them (n^3 on a full matrix).
+class Without {
+ public:
+  Without(std::span<const double> all, std::span<const double> gone, Hints* hints = nullptr)
+      : all_(all), gone_(gone), hints_(hints ? hints : &own_) {}
+  std::size_t size() const { return all_.size() - gone_.size(); }
+
+  // Exactly make_bound() of the rest.
+  Bound bound(const OutlierRule& rule) const {
+    Bound b;
+    b.min_drop = rule.min_drop;
+    b.k = rule.mad_k;
+    if (size() == 0) return b;
+    b.ref = median();
+    b.mad = scaled_mad(b.ref);
+    b.floored = std::min(std::max(b.mad, rule.min_mad_frac * b.ref), rule.max_excused * b.ref / rule.mad_k);
+    return b;
+  }
+
+  // Exactly median() of the rest.
+  double median() const {
+    const std::size_t n = size();
+    if (n == 0) return 0;
+    if (n % 2 == 1) return kth(n / 2, hints_->kth[1]);
+    return (kth(n / 2 - 1, hints_->kth[0]) + kth(n / 2, hints_->kth[1])) / 2;
+  }
+
+  // Exactly scaled_mad() of the rest, whose median is `m`.
+  double scaled_mad(double m) const {
+    const std::size_t n = size();
+    if (n == 0) return 0;
+    const Devs a(all_, m), g(gone_, m);
+    auto count = [&](double d) { return a.count_le(d, hints_) - g.count_le(d, nullptr); };
+    auto dev_kth = [&](std::size_t k) {
+      // The k-th distance is the smallest one, on either side of m, with more than k of the rest's
+      // distances at or below it.
+      double best = std::numeric_limits<double>::infinity();
+      const std::size_t q = gallop(0, a.split, hints_->left, [&](std::size_t q) { return count(a.dev(a.split - 1 - q)) <= k; });
+      if (q < a.split) best = a.dev(a.split - 1 - q), hints_->left = q;
+      const std::size_t r = gallop(a.split, all_.size(), hints_->right, [&](std::size_t i) { return count(a.dev(i)) <= k; });
+      if (r < all_.size()) best = std::min(best, a.dev(r)), hints_->right = r;
+      return best;
+    };
+    const double d = n % 2 == 1 ? dev_kth(n / 2) : (dev_kth(n / 2 - 1) + dev_kth(n / 2)) / 2;
+    return 1.4826 * d;
+  }
+
+ private:
+  // The k-th smallest (from 0) of the rest: the first value with more than k of the rest at or
+  // below it. It lies at index k to k + gone.size() of `all`.
+  double kth(std::size_t k, std::size_t& hint) const {
+    const std::size_t last = std::min(all_.size(), k + gone_.size() + 1);
+    const std::size_t i = gallop(k, last, hint, [&](std::size_t i) { return count_le(i) <= k; });
+    hint = i;
+    return all_[std::min(i, all_.size() - 1)];
+  }
+  // The rest at or below all_[i].
+  std::size_t count_le(std::size_t i) const {
+    const double x = all_[i];
+    const std::size_t above = gallop(i, all_.size(), i, [&](std::size_t j) { return all_[j] <= x; });
+    return above - static_cast<std::size_t>(std::upper_bound(gone_.begin(), gone_.end(), x) - gone_.begin());
+  }
+
+  // Distances |x - m| of a sorted set, as scaled_mad computes them: they grow leftwards from m
+  // below it and rightwards from m above it.
+  struct Devs {
+    std::span<const double> v;
+    double m;
+    std::size_t split;  // first value >= m
+    Devs(std::span<const double> values, double median)
+        : v(values), m(median), split(static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), m) - v.begin())) {}
+    double dev(std::size_t i) const { return std::abs(v[i] - m); }
+    // With hints for the large set; the small one is searched plainly.
+    std::size_t count_le(double d, Hints* h) const {
+      const auto left = [&](std::size_t i) { return dev(i) > d; };
+      const auto right = [&](std::size_t i) { return dev(i) <= d; };
+      if (!h) return gallop(split, v.size(), split, right) - gallop(0, split, split, left);
+      h->dev_lo = gallop(0, split, h->dev_lo, left);
+      h->dev_hi = gallop(split, v.size(), h->dev_hi, right);
+      return h->dev_hi - h->dev_lo;
+    }
+  };
+
+  std::span<const double> all_, gone_;
+  mutable Hints own_;
+  Hints* hints_;
+};
+
+struct SortedPair {
+  double median = 0;
+  int a = 0, b = 0;
+};
+
+// Pairs by median: an LSD radix sort on the medians' bits, 11 a pass, passes where every value
+// agrees skipped. Each node's pairs then come out sorted too, where a comparison sort of all
+// pairs and of each node's was a third of the attribution at 1,024 nodes.
+std::vector<SortedPair> sort_by_median(const std::vector<Pair>& pairs) {
+  constexpr int kBits = 11, kPasses = (64 + kBits - 1) / kBits;
+  constexpr std::size_t kBuckets = std::size_t{1} << kBits;
+  constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
+  // Order-preserving: negative values flipped whole, others with the sign bit set.
+  auto key = [](double x) {
+    const auto u = std::bit_cast<std::uint64_t>(x);
+    return (u & kSign) ? ~u : (u | kSign);
+  };
+  std::vector<SortedPair> v(pairs.size()), tmp(pairs.size());
+  std::vector<std::size_t> count(kPasses * kBuckets, 0);
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    v[i] = {pairs[i].median, pairs[i].a, pairs[i].b};
+    const std::uint64_t k = key(pairs[i].median);
+    for (int d = 0; d < kPasses; ++d) ++count[static_cast<std::size_t>(d) * kBuckets + ((k >> (d * kBits)) & (kBuckets - 1))];
+  }
+  for (int d = 0; d < kPasses; ++d) {
+    std::size_t* c = &count[static_cast<std::size_t>(d) * kBuckets];
+    if (std::any_of(c, c + kBuckets, [&](std::size_t x) { return x == pairs.size(); })) continue;
+    std::size_t sum = 0;
+    for (std::size_t b = 0; b < kBuckets; ++b) sum += std::exchange(c[b], sum);
+    for (const SortedPair& q : v) tmp[c[(key(q.median) >> (d * kBits)) & (kBuckets - 1)]++] = q;
+    v.swap(tmp);
+  }
+  return v;
 }
 
 struct NodePass {
@@ -114,6 +402,8 @@ struct NodePass {
   std::vector<Bound> bound;    // each node's leave-one-out yardstick
   std::vector<char> thin;      // that yardstick is one or two pairs
   std::vector<char> disagree;  // in doubt only because its pairs disagree
+  // Medians and sample counts of the pairs without a straggler, each sorted.
+  std::vector<double> meds, counts;
 };
 
 // Judges every node against the pairs that do not touch it or a straggler found before it.
@@ -130,31 +420,88 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     std::size_t live = 0, slow = 0, far = 0, ref_pairs = 0;
     int thin = -1, slow_with = -1, normal_with = -1;
   };
+  // The pairs without a straggler, their medians and sample counts each sorted; a node's own
+  // pairs (their values sorted the same way, its pairs with stragglers taken out) are what its
+  // yardstick leaves out of them.
+  std::vector<double>& meds = out.meds;
+  std::vector<double>& counts = out.counts;
+  meds.reserve(p.pairs.size());
+  counts.reserve(p.pairs.size());
+  std::vector<std::vector<double>> node_meds(n), node_counts(n);
+  for (int v = 0; v < n; ++v) node_meds[v].reserve(p.adj[v].size());
+  for (const SortedPair& q : sort_by_median(p.pairs)) {
+    meds.push_back(q.median);
+    node_meds[q.a].push_back(q.median);
+    node_meds[q.b].push_back(q.median);
+  }
+  for (const Pair& q : p.pairs) counts.push_back(static_cast<double>(q.samples));
+  if (!std::is_sorted(counts.begin(), counts.end())) std::sort(counts.begin(), counts.end());
+  // Pairs that all took the same number of samples (a fixed count) have that for every median.
+  const bool one_count = counts.empty() || counts.front() == counts.back();
+  for (int v = 0; v < n && !one_count; ++v) {
+    for (const Edge& e : p.adj[v]) node_counts[v].push_back(static_cast<double>(e.samples));
+    if (!std::is_sorted(node_counts[v].begin(), node_counts[v].end()))
+      std::sort(node_counts[v].begin(), node_counts[v].end());
+  }
+  // Takes each pair of a straggler out of sorted values (one occurrence each).
+  auto take_out = [&](std::vector<double>& sorted, std::vector<double>& gone) {
+    std::sort(gone.begin(), gone.end());
+    std::vector<double> rest;
+    rest.reserve(sorted.size());
+    std::set_difference(sorted.begin(), sorted.end(), gone.begin(), gone.end(), std::back_inserter(rest));
+    sorted = std::move(rest);
+  };
+  std::vector<double> gone_meds, gone_counts;
+  auto add_straggler = [&](int s) {
+    gone_meds.clear();
+    gone_counts.clear();
+    for (const Edge& e : p.adj[s])
+      if (!straggler[e.partner]) {
+        gone_meds.push_back(e.median);
+        gone_counts.push_back(static_cast<double>(e.samples));
+      }
+    straggler[s] = 1;
+    take_out(meds, gone_meds);
+    take_out(counts, gone_counts);
+  };
+  std::vector<double> my_meds, my_counts;
+  Hints med_hints, count_hints;
+  // A node's pairs with non-stragglers, sorted: its own list, less those with stragglers.
+  auto live = [&](int v, const std::vector<std::vector<double>>& sorted, std::vector<double>& buf, bool counts_of)
+      -> std::span<const double> {
+    bool any = false;
+    for (const Edge& e : p.adj[v]) any |= straggler[e.partner] != 0;
+    if (!any) return sorted[v];
+    buf = sorted[v];
+    for (const Edge& e : p.adj[v])
+      if (straggler[e.partner]) {
+        const double x = counts_of ? static_cast<double>(e.samples) : e.median;
+        buf.erase(std::lower_bound(buf.begin(), buf.end(), x));
+      }
+    return buf;
+  };
+
   auto look = [&](int v) {
     Look l;
-    std::vector<int> ref_pairs;
-    for (std::size_t i = 0; i < p.pairs.size(); ++i) {
-      const Pair& q = p.pairs[i];
-      if (q.a != v && q.b != v && !straggler[q.a] && !straggler[q.b]) ref_pairs.push_back(static_cast<int>(i));
-    }
-    l.bound = reference(p, ref_pairs, rel_noise, o);
-    l.ref_pairs = ref_pairs.size();
-    std::vector<double> mine;
-    for (const auto& [u, i] : p.adj[v]) {
-      if (straggler[u]) continue;
-      const Pair& q = p.pairs[i];
+    const std::span<const double> mine = live(v, node_meds, my_meds, false);
+    const Without rest(meds, mine, &med_hints);
+    l.ref_pairs = rest.size();
+    const double count_median = one_count ? (l.ref_pairs > 0 ? counts.front() : 0)
+                                          : Without(counts, live(v, node_counts, my_counts, true), &count_hints).median();
+    l.bound = widen(rest.bound(o), l.ref_pairs, count_median, rel_noise, o);
+    for (const Edge& e : p.adj[v]) {
+      if (straggler[e.partner]) continue;
       ++l.live;
-      mine.push_back(q.median);
-      if (q.samples < static_cast<std::size_t>(o.min_samples_per_pair) && l.thin < 0) l.thin = i;
-      if (l.bound.ref > 0 && 1 - q.median / l.bound.ref >= 3 * o.min_drop) ++l.far;
-      if (l.bound.slow(q.median)) {
+      if (e.samples < static_cast<std::size_t>(o.min_samples_per_pair) && l.thin < 0) l.thin = e.pair;
+      if (l.bound.ref > 0 && 1 - e.median / l.bound.ref >= 3 * o.min_drop) ++l.far;
+      if (l.bound.slow(e.median)) {
         ++l.slow;
-        if (l.slow_with < 0) l.slow_with = u;
+        if (l.slow_with < 0) l.slow_with = e.partner;
       } else if (l.normal_with < 0) {
-        l.normal_with = u;
+        l.normal_with = e.partner;
       }
     }
-    if (l.bound.ref > 0 && !mine.empty()) l.score = median(mine) / l.bound.ref;
+    if (l.bound.ref > 0 && !mine.empty()) l.score = Without(mine, {}).median() / l.bound.ref;
     return l;
   };
 
@@ -170,7 +517,7 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     }
     if (worst < 0) break;
     decided[worst] = 1;
-    straggler[worst] = 1;
+    add_straggler(worst);
     out.nodes[worst].kind = NodeVerdict::Kind::Straggler;
     out.bound[worst] = worst_look.bound;
     out.thin[worst] = worst_look.ref_pairs < kTooFewPairs;
@@ -180,7 +527,7 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     NodeVerdict& nv = out.nodes[v];
     nv.node = v;
     std::vector<std::pair<int, double>> partners;
-    for (const auto& [u, i] : p.adj[v]) partners.push_back({u, p.pairs[i].median});
+    for (const Edge& e : p.adj[v]) partners.push_back({e.partner, e.median});
     const std::size_t keep = std::min(partners.size(), kWorstPartners);
     std::partial_sort(partners.begin(), partners.begin() + static_cast<std::ptrdiff_t>(keep), partners.end(),
                       [](const auto& x, const auto& y) { return x.second < y.second; });
@@ -227,8 +574,8 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
   std::vector<double> buf, scores;
   for (int v = 0; v < n; ++v) {
     buf.clear();
-    for (const auto& [u, i] : p.adj[v])
-      if (!straggler[u] || straggler[v]) buf.push_back(p.pairs[i].median);
+    for (const Edge& e : p.adj[v])
+      if (!straggler[e.partner] || straggler[v]) buf.push_back(e.median);
     out.nodes[v].score = buf.empty() ? kNaN : median(buf);
     out.nodes[v].reference = out.bound[v].ref;
     if (!straggler[v] && !std::isnan(out.nodes[v].score)) scores.push_back(out.nodes[v].score);
@@ -243,28 +590,51 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
 
 // Rounds where most pairs are slow, pairs of implicated nodes left out: a fabric event rather
 // than a node's fault. Needs two slow pairs, since one slow pair is a node's or a link's.
-std::vector<int> fabric_wide(const std::vector<PairSample>& samples, const NodePass& pass,
-                             const AttributionOptions& opt) {
-  std::vector<std::size_t> kept;
-  std::vector<double> meds;
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    const auto& s = samples[i];
-    if (s.rates.empty() || s.confirmation || pass.nodes[s.a].kind != NodeVerdict::Kind::Healthy ||
-        pass.nodes[s.b].kind != NodeVerdict::Kind::Healthy)
+std::vector<int> fabric_wide(const Grouped& g, const NodePass& pass, const AttributionOptions& opt) {
+  std::vector<int> rounds;
+  std::vector<double> meds, buf;
+  rounds.reserve(g.entries.size());
+  meds.reserve(g.entries.size());
+  for (const Grouped::Entry& e : g.entries) {
+    if (e.confirmation || pass.nodes[e.a].kind != NodeVerdict::Kind::Healthy ||
+        pass.nodes[e.b].kind != NodeVerdict::Kind::Healthy)
       continue;
-    kept.push_back(i);
-    meds.push_back(median(s.rates));
+    rounds.push_back(e.round);
+    const std::size_t size = e.end - e.begin;
+    if (size <= kFewValues) {
+      meds.push_back(median_sorted(g.values.data() + e.begin, size, buf));
+    } else {
+      buf.assign(g.values.begin() + static_cast<std::ptrdiff_t>(e.begin), g.values.begin() + static_cast<std::ptrdiff_t>(e.end));
+      meds.push_back(median_in_place(buf));
+    }
   }
-  const Bound rb = make_bound(meds, opt);
-  std::map<int, std::pair<int, int>> per_round;  // round -> (pairs, slow pairs)
-  for (std::size_t j = 0; j < kept.size(); ++j) {
-    auto& [count, slow] = per_round[samples[kept[j]].round];
+  // make_bound(meds), without its copies of a million values.
+  Bound rb;
+  rb.min_drop = opt.min_drop;
+  rb.k = opt.mad_k;
+  if (!meds.empty()) {
+    std::vector<double> dev;
+    buf = meds;  // meds stay in the order of rounds
+    rb.mad = scaled_mad_in_place(buf, dev);
+    rb.ref = median_in_place(buf);
+    rb.floored = std::min(std::max(rb.mad, opt.min_mad_frac * rb.ref), opt.max_excused * rb.ref / opt.mad_k);
+  }
+  std::vector<int> out;
+  if (rounds.empty()) return out;
+  // Rounds are numbered from 0 by the schedule: counted in a table, not a map of a million lookups.
+  const auto [lo, hi] = std::minmax_element(rounds.begin(), rounds.end());
+  const int first = *lo;
+  const auto span = static_cast<std::size_t>(static_cast<std::int64_t>(*hi) - first) + 1;
+  std::map<int, std::pair<int, int>> sparse;  // round -> (pairs, slow pairs), when numbers are far apart
+  std::vector<std::pair<int, int>> dense(span <= 4 * rounds.size() ? span : 0);
+  for (std::size_t j = 0; j < rounds.size(); ++j) {
+    auto& [count, slow] = dense.empty() ? sparse[rounds[j]] : dense[static_cast<std::size_t>(rounds[j] - first)];
     ++count;
     if (rb.slow(meds[j])) ++slow;
   }
-  std::vector<int> out;
-  for (const auto& [round, cs] : per_round)
-    if (cs.second >= 2 && cs.second >= opt.fabric_wide_frac * cs.first) out.push_back(round);
+  for (std::size_t r = 0; r < dense.size(); ++r) sparse.emplace(first + static_cast<int>(r), dense[r]);
+  for (const auto& [round, cs] : sparse)
+    if (cs.first > 0 && cs.second >= 2 && cs.second >= opt.fabric_wide_frac * cs.first) out.push_back(round);
   return out;
 }
 
@@ -284,7 +654,8 @@ void confirm(Attribution& out, const Pooled& conf, const NodePass& pass, const B
     if (nv.kind == NodeVerdict::Kind::Healthy) continue;
     std::size_t slow = 0, normal = 0;
     int normal_with = -1;
-    for (const auto& [u, i] : conf.adj[nv.node]) {
+    for (const Edge& e : conf.adj[nv.node]) {
+      const int u = e.partner, i = e.pair;
       if (out.nodes[u].kind != NodeVerdict::Kind::Healthy) continue;
       const Bound& b = node_bound[nv.node];
       if (slower(b, conf.pairs[i])) {
@@ -336,21 +707,31 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
       throw std::invalid_argument(fmt::format("attribute: bad pair ({}, {}) for {} nodes", s.a, s.b, nodes));
 
   Attribution out;
-  const Pooled all = pool(samples, nodes, [](const PairSample&) { return true; });
+  const Grouped grouped = group_samples(samples, nodes);
+  auto first = [](const Grouped::Entry& e) { return !e.confirmation; };
+  Pooled kept = pool(grouped, nodes, first);
+  // The matrix is of every sample: it differs from the first samples' only where a pair was
+  // measured again in the confirmation.
   out.matrix.assign(nodes, std::vector<double>(nodes, kNaN));
-  for (const auto& q : all.pairs) out.matrix[q.a][q.b] = out.matrix[q.b][q.a] = q.median;
-
-  auto first = [](const PairSample& s) { return !s.confirmation; };
-  Pooled kept = pool(samples, nodes, first);
+  for (const auto& q : kept.pairs) out.matrix[q.a][q.b] = out.matrix[q.b][q.a] = q.median;
+  {
+    std::set<std::pair<int, int>> again;
+    for (const auto& e : grouped.entries)
+      if (e.confirmation) again.insert({e.a, e.b});
+    const Pooled all = pool(grouped, nodes, [&](const Grouped::Entry& e) { return again.count({e.a, e.b}) > 0; });
+    for (const auto& q : all.pairs) out.matrix[q.a][q.b] = out.matrix[q.b][q.a] = q.median;
+  }
   int touched = 0;
   for (const auto& adj : kept.adj) touched += adj.empty() ? 0 : 1;
   out.two_nodes = touched == 2 && kept.pairs.size() == 1;
-  NodePass pass = judge_nodes(kept, nodes, relative_noise(samples, kept), opt);
-  out.fabric_wide_rounds = fabric_wide(samples, pass, opt);
+  double rel_noise = relative_noise(grouped, kept);
+  NodePass pass = judge_nodes(kept, nodes, rel_noise, opt);
+  out.fabric_wide_rounds = fabric_wide(grouped, pass, opt);
   if (!out.fabric_wide_rounds.empty()) {
     const std::set<int> skip(out.fabric_wide_rounds.begin(), out.fabric_wide_rounds.end());
-    kept = pool(samples, nodes, [&](const PairSample& s) { return first(s) && !skip.count(s.round); });
-    pass = judge_nodes(kept, nodes, relative_noise(samples, kept), opt);
+    kept = pool(grouped, nodes, [&](const Grouped::Entry& e) { return first(e) && !skip.count(e.round); });
+    rel_noise = relative_noise(grouped, kept);
+    pass = judge_nodes(kept, nodes, rel_noise, opt);
   }
   out.nodes = std::move(pass.nodes);
   std::vector<double> scores;
@@ -366,8 +747,9 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
   std::vector<int> fine_pairs;
   for (std::size_t i = 0; i < kept.pairs.size(); ++i)
     if (fine(kept.pairs[i].a) && fine(kept.pairs[i].b)) fine_pairs.push_back(static_cast<int>(i));
-  const double rel_noise = relative_noise(samples, kept);
-  const Bound pb = reference(kept, fine_pairs, rel_noise, opt);
+  // The yardstick of fine_pairs: the judge left the same pairs sorted.
+  const Bound pb = widen(Without(pass.meds, {}).bound(opt), pass.meds.size(), Without(pass.counts, {}).median(),
+                         rel_noise, opt);
   out.pair_median = pb.ref;
   const double typical_noise = rel_noise * pb.ref;
   // Named only when the gap is also beyond the noise of its own iterations: mad_k standard errors
@@ -391,10 +773,10 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
     if (nv.kind != NodeVerdict::Kind::Inconclusive || !pass.disagree[v]) continue;
     bool has_link = false;
     std::vector<double> rest;
-    for (const auto& [u, i] : kept.adj[v]) {
-      if (!fine(u)) continue;
-      if (is_link[i]) has_link = true;
-      else rest.push_back(kept.pairs[i].median);
+    for (const Edge& e : kept.adj[v]) {
+      if (!fine(e.partner)) continue;
+      if (is_link[e.pair]) has_link = true;
+      else rest.push_back(e.median);
     }
     if (has_link && !rest.empty() && !pass.bound[v].slow(median(rest))) {
       nv.kind = NodeVerdict::Kind::Healthy;
@@ -421,7 +803,7 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
     }
   }
   if (opt.require_confirmation) {
-    const Pooled conf = pool(samples, nodes, [](const PairSample& s) { return s.confirmation; });
+    const Pooled conf = pool(grouped, nodes, [](const Grouped::Entry& e) { return e.confirmation; });
     confirm(out, conf, pass, pb, rel_noise, opt);
   }
   std::sort(out.slow_links.begin(), out.slow_links.end(),

@@ -8,6 +8,7 @@
 
 #include "reports/core/references.h"
 #include "reports/core/stats.h"
+#include "common/units.h"
 
 namespace collbench::report {
 namespace {
@@ -18,6 +19,11 @@ double iteration_period_s(const std::vector<std::vector<double>>& arrival_s) {
   for (const auto& a : arrival_s)
     for (std::size_t i = 1; i < a.size(); ++i) gaps.push_back(a[i] - a[i - 1]);
   return median(gaps);
+}
+
+// "under 1 us" rather than "under 0 us": the bound is said at a precision it has.
+std::string clock_error_text(double us) {
+  return us < 1 ? "under 1 us" : "up to " + duration_text(us);
 }
 
 }  // namespace
@@ -75,7 +81,8 @@ bool names_late_rank(const CaseArrival& a) {
          a.wait_fraction >= kMinWaitFraction;
 }
 
-std::vector<Finding> late_rank_findings(const std::vector<CaseResult>& cases) {
+std::vector<Finding> late_rank_findings(const std::vector<CaseResult>& cases,
+                                        const std::optional<std::string>& oversubscribed) {
   std::size_t measured = 0, naming = 0;
   struct Tally {
     std::string host;
@@ -103,16 +110,24 @@ std::vector<Finding> late_rank_findings(const std::vector<CaseResult>& cases) {
   std::vector<Finding> out;
   for (const auto& [rank, t] : by_rank) {
     if (t.cases < kMinLateCases || static_cast<double>(t.cases) <= kCaseMajority * static_cast<double>(naming)) continue;
-    out.push_back(
-        {"LATE_RANK", Tag::Warn, Priority::P1,
-         fmt::format("rank {} on {} reached the collective late in {} of {} cases: the other ranks spent {:.0f}% "
-                     "of the timed loop waiting for it to arrive ({:.0f}% of all their waiting for a late rank; "
-                     "medians over those cases); it was the late one in {} of the {} late iterations, by {:.0f} us "
-                     "(median; clock error under {:.0f} us). Look for what else runs on {} (a busy CPU, a noisy "
-                     "neighbour, host-side copies)",
-                     rank, t.host, t.cases, measured, 100 * median(t.wait_fraction), 100 * median(t.wait_share),
-                     t.last, t.late, median(t.lateness_us), t.clock_error_us + 0.5, t.host),
-         ref::kStraggler, Subject::rank(rank, t.host)});
+    const std::string seen =
+        fmt::format("rank {} on {} reached the collective late in {} of {} cases: the other ranks spent {:.0f}% "
+                    "of the timed loop waiting for it to arrive ({:.0f}% of all their waiting for a late rank; "
+                    "medians over those cases); it was the late one in {} of the {} late iterations, by {} "
+                    "(median; clock error {})",
+                    rank, t.host, t.cases, measured, 100 * median(t.wait_fraction), 100 * median(t.wait_share),
+                    t.last, t.late, duration_text(median(t.lateness_us)), clock_error_text(t.clock_error_us));
+    if (oversubscribed) {
+      out.push_back({"LATE_RANK_INCONCLUSIVE", Tag::Info, Priority::None,
+                     seen + "; not judged: " + *oversubscribed + " (OVERSUBSCRIBED)", ref::kStraggler,
+                     Subject::rank(rank, t.host)});
+      continue;
+    }
+    out.push_back({"LATE_RANK", Tag::Warn, Priority::P1,
+                   seen + fmt::format(". Look for what else runs on {} (a busy CPU, a noisy neighbour, host-side "
+                                      "copies)",
+                                      t.host),
+                   ref::kStraggler, Subject::rank(rank, t.host)});
   }
   if (out.empty())
     out.push_back({"ARRIVALS_EVEN", Tag::Pass, Priority::None,

@@ -43,7 +43,10 @@ bool names_late_rank(const CaseArrival& a);
 // name, when at least kMinLateCases do; the message has its host, its share of the waiting, how
 // often it was late and by how much. ARRIVALS_EVEN (PASS) when arrivals were measured and no rank
 // qualifies; nothing when no case has arrivals (backends that do not record them: the nccl backend).
-std::vector<Finding> late_rank_findings(const std::vector<CaseResult>& cases);
+// `oversubscribed` (reports/core/oversubscription.h): the run's ranks took turns on the CPUs, so
+// such a rank is LATE_RANK_INCONCLUSIVE (INFO), never P1.
+std::vector<Finding> late_rank_findings(const std::vector<CaseResult>& cases,
+                                        const std::optional<std::string>& oversubscribed = std::nullopt);
 inline constexpr std::size_t kMinLateCases = 2;
 inline constexpr double kCaseMajority = 2.0 / 3.0;
 

@@ -1,6 +1,7 @@
 #include "reports/run/compare.h"
 #include "reports/core/json_read.h"
 #include "reports/core/references.h"
+#include "reports/core/oversubscription.h"
 #include "reports/run/result_verdicts.h"
 #include "reports/core/text_table.h"
 
@@ -45,16 +46,31 @@ std::string group_text(const Subject& s) {
   return fmt::format(" on rail {}{}", describe_ranks(s.ranks), hosts.empty() ? "" : " (" + hosts + ")");
 }
 
-// Difference of mean times (cur - base) in standard errors; NaN when either side has < 2 samples
-// (nccl-tests text prints one figure per case).
+// A case's time statistics; an empty object where a file has none.
+const json& time_of(const json& c) {
+  static const json kNone = json::object();
+  return c.contains("time_us") && c["time_us"].is_object() ? c["time_us"] : kNone;
+}
+
+// Whether a run's case records the spread of the bulk of its iterations (MAD; collbench from 0.2).
+bool has_mad(const json& c) { return time_of(c).contains("mad") && time_of(c).value("samples", 0.0) >= 2; }
+
+// Difference of the times (cur - base) in standard errors: of the medians where both runs give
+// their MAD (a few preempted iterations inflate a standard deviation tenfold, and with it every
+// mean's error), else of the means; NaN when either side has < 2 samples (nccl-tests text prints
+// one figure per case).
 double z_score(const json& b, const json& c) {
-  const json& tb = b["time_us"];
-  const json& tc = c["time_us"];
+  const json& tb = time_of(b);
+  const json& tc = time_of(c);
   const double nb = tb.value("samples", 0.0), nc = tc.value("samples", 0.0);
   if (nb < 2 || nc < 2) return NAN;
-  const double sb = tb.value("stdev", 0.0), sc = tc.value("stdev", 0.0);
+  const bool robust = has_mad(b) && has_mad(c);
+  // The median's standard error is sqrt(pi / 2) x sigma / sqrt(n) for normal data.
+  const double k = robust ? 1.2533 : 1.0;
+  const double sb = k * tb.value(robust ? "mad" : "stdev", 0.0), sc = k * tc.value(robust ? "mad" : "stdev", 0.0);
   const double se = std::sqrt(sb * sb / nb + sc * sc / nc);
-  const double diff = tc.value("mean", 0.0) - tb.value("mean", 0.0);
+  const char* centre = robust ? "median" : "mean";
+  const double diff = tc.value(centre, 0.0) - tb.value(centre, 0.0);
   if (se == 0) return diff == 0 ? 0 : std::copysign(INFINITY, diff);
   return diff / se;
 }
@@ -94,22 +110,6 @@ Curves curves_of(const json& doc) {
   return out;
 }
 
-// The largest relative in-place/out-of-place gap at `bytes` and its neighbours in one run's series.
-double spread_near(const std::map<std::uint64_t, std::map<std::string, double>>& series, std::uint64_t bytes) {
-  auto it = series.find(bytes);
-  if (it == series.end()) return 0;
-  double worst = 0;
-  auto first = it == series.begin() ? it : std::prev(it);
-  auto last = std::next(it) == series.end() ? std::next(it) : std::next(it, 2);
-  for (auto s = first; s != last; ++s) {
-    if (s->second.size() < 2) continue;
-    double lo = INFINITY, hi = 0;
-    for (const auto& [_, bw] : s->second) lo = std::min(lo, bw), hi = std::max(hi, bw);
-    if (hi > 0) worst = std::max(worst, (hi - lo) / ((hi + lo) / 2));
-  }
-  return worst;
-}
-
 double peak_of(const std::map<std::uint64_t, std::map<std::string, double>>& series) {
   double peak = 0;
   for (const auto& [_, by] : series)
@@ -117,41 +117,87 @@ double peak_of(const std::map<std::uint64_t, std::map<std::string, double>>& ser
   return peak;
 }
 
-// Each case's floor from both runs' noise, then its verdict with a neighbour's agreement: the
-// other placement at the same size, or the same placement at the next smaller or larger size,
-// moved beyond the tolerance the same way.
+// The spread of one run's iterations of a case, relative to their centre: MAD / median where the
+// run records it, else stdev / mean; 0 without statistics.
+double own_spread(const json& c) {
+  const json& t = time_of(c);
+  if (has_mad(c)) return t.value("median", 0.0) > 0 ? t.value("mad", 0.0) / t.value("median", 0.0) : 0;
+  const double mean = t.value("mean", 0.0);
+  return t.value("samples", 0.0) >= 2 && mean > 0 ? t.value("stdev", 0.0) / mean : 0;
+}
+
+// busbw's change as the median times tell it (busbw goes as 1 / time); NaN where either run lacks
+// per-iteration samples (a text input's one figure per case is its mean).
+double median_change(const json& b, const json& c) {
+  const json &tb = time_of(b), &tc = time_of(c);
+  if (tb.value("samples", 0.0) < 2 || tc.value("samples", 0.0) < 2) return NAN;
+  const double mb = tb.value("median", 0.0), mc = tc.value("median", 0.0);
+  return mb > 0 && mc > 0 ? mb / mc - 1 : NAN;
+}
+
+// Whether `n` moved the way `c` did, as far as a neighbour must: beyond the tolerance, or for a
+// latency-bound case beyond its own floor with its own significance.
+bool agrees(const CaseComparison& c, const CaseComparison& n, double tolerance, double z_min) {
+  if ((n.change < 0) != (c.change < 0)) return false;
+  if (!c.latency_bound) return std::abs(n.change) >= tolerance;
+  return std::abs(n.change) >= n.floor && (std::isnan(n.z) || std::abs(n.z) >= z_min);
+}
+
+// The cases next to `c`: the other placements at its size, and its placement one size either way.
+template <class Find>
+std::vector<const CaseComparison*> neighbours(const CaseComparison& c,
+                                              const std::map<std::uint64_t, std::map<std::string, double>>& series,
+                                              Find find) {
+  std::vector<const CaseComparison*> near;
+  for (const auto& [placement, _] : series.at(c.bytes))
+    if (placement != c.placement)
+      if (const CaseComparison* n = find(placement, c.bytes)) near.push_back(n);
+  const auto here = series.find(c.bytes);
+  for (auto n : {here == series.begin() ? series.end() : std::prev(here), std::next(here)})
+    if (n != series.end())
+      if (const CaseComparison* m = find(c.placement, n->first)) near.push_back(m);
+  return near;
+}
+
+// Each case's floor from its own samples, then its verdict with a neighbour's agreement and the
+// host's state (busy, or its ranks crowding the cores).
 void judge_cases(Comparison& out, const json& base, const json& cur, double tolerance, const NoiseRule& rule) {
-  const Curves cb = curves_of(base), cc = curves_of(cur);
+  const Curves cb = curves_of(base);
   std::map<std::tuple<std::string, std::string, std::string, int, std::string, std::uint64_t>, const CaseComparison*>
       by_key;
-  for (const auto& c : out.cases)
-    by_key[{c.op, c.dtype, c.group_scope, c.group_id, c.placement, c.bytes}] = &c;
   for (auto& c : out.cases) {
-    const SeriesKey sk{c.op, c.dtype, c.group_scope, c.group_id};
-    const auto& sb = cb.at(sk);
-    const double spread = std::max(spread_near(sb, c.bytes), cc.count(sk) ? spread_near(cc.at(sk), c.bytes) : 0.0);
-    c.floor = std::max(tolerance, rule.spread_factor * spread);
-    if (c.base_busbw < rule.latency_bound_share * peak_of(sb))
-      c.floor = std::max(c.floor, rule.latency_bound_factor * tolerance);
-    // Neighbours: the other placements at this size, and this placement one size either way.
-    std::vector<const CaseComparison*> near;
-    for (const auto& [placement, _] : sb.at(c.bytes))
-      if (placement != c.placement)
-        if (auto it = by_key.find({c.op, c.dtype, c.group_scope, c.group_id, placement, c.bytes}); it != by_key.end())
-          near.push_back(it->second);
-    const auto here = sb.find(c.bytes);
-    for (auto n : {here == sb.begin() ? sb.end() : std::prev(here), std::next(here)})
-      if (n != sb.end())
-        if (auto it = by_key.find({c.op, c.dtype, c.group_scope, c.group_id, c.placement, n->first}); it != by_key.end())
-          near.push_back(it->second);
-    for (const CaseComparison* n : near)
-      if (std::abs(n->rel_change) >= tolerance && (n->rel_change < 0) == (c.rel_change < 0)) {
-        c.agreed = fmt::format("{} {} agrees ({:+.1f}%)", n->placement, size_text(n->bytes), 100 * n->rel_change);
+    by_key[{c.op, c.dtype, c.group_scope, c.group_id, c.placement, c.bytes}] = &c;
+    c.floor = std::max(tolerance, rule.noise_factor * c.noise);
+    c.change = std::isnan(c.median_change) ? c.rel_change : c.median_change;
+    c.latency_bound = c.base_busbw < rule.latency_bound_share * peak_of(cb.at({c.op, c.dtype, c.group_scope, c.group_id}));
+  }
+  std::optional<std::string> crowded = oversubscribed(base);
+  if (!crowded) crowded = oversubscribed(cur);
+  for (auto& c : out.cases) {
+    const auto find = [&](const std::string& placement, std::uint64_t bytes) -> const CaseComparison* {
+      auto it = by_key.find({c.op, c.dtype, c.group_scope, c.group_id, placement, bytes});
+      return it == by_key.end() ? nullptr : it->second;
+    };
+    for (const CaseComparison* n : neighbours(c, cb.at({c.op, c.dtype, c.group_scope, c.group_id}), find))
+      if (agrees(c, *n, tolerance, rule.z_min)) {
+        c.agreed = fmt::format("{} {} agrees ({:+.1f}%)", n->placement, size_text(n->bytes), 100 * n->change);
         break;
       }
-    c.verdict = classify(c.rel_change, c.z, c.floor, !c.agreed.empty());
+    c.verdict = classify(c.change, c.z, c.floor, !c.agreed.empty(), rule.z_min);
     c.busy = c.cpu_wait > rule.max_cpu_wait;
-    if (c.verdict == Change::Worse && c.busy) c.verdict = Change::Inconclusive;
+    if (crowded && c.latency_bound) c.crowded = *crowded;
+    if (c.verdict == Change::Worse) {
+      if (c.rel_change >= 0) c.doubt = "its busbw (from the mean time) did not drop: the baseline had slow iterations";
+      else if (c.busy) c.doubt = fmt::format("its processes waited for a CPU {:.0f}% of the time: a busy host", 100 * c.cpu_wait);
+      else if (!c.crowded.empty()) c.doubt = "latency-bound while " + c.crowded;
+      if (!c.doubt.empty()) c.verdict = Change::Inconclusive;
+    } else if (c.verdict == Change::Same && c.rel_change <= -c.floor && !std::isnan(c.median_change)) {
+      // The mean dropped, the bulk did not: a few slow iterations, worth a look, not a verdict.
+      c.verdict = Change::Inconclusive;
+      c.doubt = "the median did not move as far: a few slow iterations";
+    } else if (c.verdict == Change::Inconclusive) {
+      c.doubt = c.agreed.empty() ? "no other case agrees" : "within the noise of its iterations";
+    }
   }
 }
 
@@ -195,23 +241,22 @@ void add_findings(Comparison& out) {
   for (const auto& c : out.cases) {
     ++compared;
     const std::string pointer = reference_for(c);
-    const std::string evidence =
-        fmt::format("{} {} {} at {}{}: busbw {:.2f} -> {:.2f} GB/s ({:+.1f}%; {}; noise floor {:.1f}%{})", c.op,
-                    c.dtype, c.placement, size_text(c.bytes), group_text(c.group), c.base_busbw, c.cur_busbw,
-                    100 * c.rel_change,
-                    std::isnan(c.z) ? "no per-iteration statistics" : fmt::format("{:.1f} standard errors", c.z),
-                    100 * c.floor, c.agreed.empty() ? ", no other case agrees" : ", " + c.agreed) +
-        (c.busy ? fmt::format("; its processes waited for a CPU {:.0f}% of the time: a busy host",
-                                         100 * c.cpu_wait)
-                           : "");
+    const std::string evidence = fmt::format(
+        "{} {} {} at {}{}: busbw {:.2f} -> {:.2f} GB/s ({:+.1f}%{}; {}; noise floor {:.1f}%{})", c.op, c.dtype,
+        c.placement, size_text(c.bytes), group_text(c.group), c.base_busbw, c.cur_busbw, 100 * c.rel_change,
+        std::isnan(c.median_change) ? "" : fmt::format(", median {:+.1f}%", 100 * c.median_change),
+        std::isnan(c.z) ? "no per-iteration statistics" : fmt::format("{:.1f} standard errors", c.z), 100 * c.floor,
+        c.agreed.empty() ? "" : ", " + c.agreed);
     if (c.verdict == Change::Worse) {
       ++worse;
       out.findings.push_back({"REGRESSION", Tag::Fail, Priority::P1, evidence + context, pointer, c.group});
     } else if (c.verdict == Change::Inconclusive) {
+      const char* advice = c.busy                ? "rerun both on a quiet host"
+                           : !c.crowded.empty() ? "rerun both with a core per rank"
+                                                : "rerun both with more iterations (-n 100 or -n auto)";
       out.findings.push_back({"REGRESSION_INCONCLUSIVE", Tag::Warn, Priority::P2,
-                              evidence + ": beyond the tolerance but within the noise; rerun both with more "
-                                         "iterations (-n 100 or -n auto)",
-                              pointer, c.group});
+                              fmt::format("{}: not called a regression: {}; {}", evidence, c.doubt, advice), pointer,
+                              c.group});
     }
   }
   if (compared > 0 && worse == 0)
@@ -285,6 +330,8 @@ Comparison compare_runs(const json& base, const json& cur, std::optional<double>
       cc.base_busbw = b.value("busbw_gbs", 0.0);
       cc.cur_busbw = c.value("busbw_gbs", 0.0);
       cc.z = z_score(b, c);
+      cc.noise = std::max(own_spread(b), own_spread(c));
+      cc.median_change = median_change(b, c);
       for (const json* side : {&b, &c})
         if (side->contains("cpu_wait_share") && (*side)["cpu_wait_share"].is_number())
           cc.cpu_wait = std::max(cc.cpu_wait, (*side)["cpu_wait_share"].get<double>());
@@ -307,11 +354,12 @@ Comparison compare_runs(const json& base, const json& cur, std::optional<double>
 
 std::string render_comparison(const Comparison& c) {
   std::string out = fmt::format("# tolerance {:g}% ({})\n", 100 * c.tolerance, c.tolerance_basis);
-  out += fmt::format("# {:<14} {:>8} {:>12} {:>12}  {:>12} {:>12} {:>8} {:>6} {:>7}  {}\n", "op", "dtype",
-                                "placement", "size", "base GB/s", "now GB/s", "change", "floor", "z", "verdict");
+  out += fmt::format("# {:<14} {:>8} {:>12} {:>12}  {:>12} {:>12} {:>8} {:>8} {:>6} {:>7}  {}\n", "op", "dtype",
+                     "placement", "size", "base GB/s", "now GB/s", "change", "median", "floor", "z", "verdict");
   for (const auto& k : c.cases)
-    out += fmt::format("  {:<14} {:>8} {:>12} {:>12}  {:>12.2f} {:>12.2f} {:>+7.1f}% {:>5.1f}% {:>7}  {}{}\n", k.op,
+    out += fmt::format("  {:<14} {:>8} {:>12} {:>12}  {:>12.2f} {:>12.2f} {:>+7.1f}% {:>8} {:>5.1f}% {:>7}  {}{}\n", k.op,
                        k.dtype, k.placement, size_text(k.bytes), k.base_busbw, k.cur_busbw, 100 * k.rel_change,
+                       std::isnan(k.median_change) ? std::string("-") : fmt::format("{:+.1f}%", 100 * k.median_change),
                        100 * k.floor, std::isnan(k.z) ? std::string("-") : fmt::format("{:.1f}", k.z),
                        change_name(k.verdict), group_text(k.group));
   return out;

@@ -2,6 +2,7 @@
 // run-to-run noise is not called a regression.
 #pragma once
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -21,11 +22,17 @@ struct CaseComparison {
   int group_id = 0;
   double base_busbw = 0, cur_busbw = 0;
   double rel_change = 0;  // (cur - base) / base of busbw; negative is slower
-  double z = 0;           // difference of mean times in standard errors; NaN without per-iteration statistics
-  double floor = 0;       // the change this case must exceed: tolerance, or more where the runs are noisy
+  double median_change = NAN;  // the same from the median times: did the bulk of the iterations move; NaN unknown
+  double change = 0;      // the change judged: median_change where known, else rel_change
+  double z = 0;           // difference of the times in standard errors (compare_runs); NaN without statistics
+  double noise = 0;       // the case's own spread (MAD / median, or stdev / mean), the larger of the two runs
+  double floor = 0;       // the change this case must exceed: tolerance, or more where its own samples are noisy
+  bool latency_bound = false;  // busbw under NoiseRule::latency_bound_share of its series' peak
   std::string agreed;     // the neighbouring case that moved the same way ("the in_place case, -38.0%"), if any
   double cpu_wait = -1;   // the larger cpu_wait_share of the two runs' cases; < 0 unknown
   bool busy = false;      // cpu_wait above NoiseRule::max_cpu_wait
+  std::string crowded;    // a latency-bound case of a run whose ranks outnumbered a machine's cores: why
+  std::string doubt;      // why an inconclusive case is not worse
   Change verdict = Change::Same;
   Subject group;  // where the case ran: the world, or one node or rail of a --scope node|rail run
 };
@@ -44,19 +51,27 @@ struct Comparison {
 // neighbouring case moved the same way (`agreed`), else Inconclusive (a drop) or Same (a gain).
 Change classify(double rel_change, double z, double floor, bool agreed = true, double z_min = 3.0);
 
-// The run-to-run noise a regression must exceed. Within-run standard errors understate it (two
-// identical back-to-back 2-rank runs differed by 16% at 4 KiB, 5.8 standard errors), so a case's
-// floor is the largest of: the tolerance; twice the largest in-place/out-of-place spread at its
-// size and the neighbouring sizes, in either run (the same case measured twice, minutes apart);
-// and three times the tolerance at latency-bound sizes (busbw under a tenth of the series' peak).
-// A case whose processes waited for a CPU more than max_cpu_wait of its timed loop, in either run,
-// was measured on a busy host: a drop there is inconclusive, never worse (a compiler sharing the
-// two cores turned identical 2-rank runs into 75-99% "drops").
+// The run-to-run noise a regression must exceed, from each case's own data only. Two different
+// cases (in-place and out-of-place do different work; neighbouring sizes take other protocols)
+// are never taken as each other's repeat: a gap between them says nothing about either's noise.
+// The change judged is the median time's where both runs give one (the bulk of the iterations;
+// busbw, from the mean as nccl-tests computes it, must drop too), else busbw's.
+// - floor = max(tolerance, noise_factor x the case's own spread in the noisier run, MAD / median):
+//   a case whose iterations scatter by 40% cannot show a 30% change; one that agrees to 2% can.
+// - significance: the times differ by z_min standard errors (of the medians where MADs are known).
+// - a neighbour agrees: the other placement at the size, or the same placement one size either
+//   way, moved beyond the tolerance the same way. At latency-bound sizes (busbw under
+//   latency_bound_share of the series' peak), whose timings drift most between identical runs,
+//   that neighbour must be past its own floor and significant: more evidence, not a wider floor.
+// A drop of the mean alone (the median stayed) is a few slow iterations: inconclusive. So is a
+// drop whose processes waited for a CPU more than max_cpu_wait of the timed loop, in either run
+// (a compiler sharing the two cores turned identical 2-rank runs into 75-99% "drops"), and a
+// latency-bound drop of a run whose ranks outnumbered a machine's cores (oversubscription.h).
 struct NoiseRule {
   double max_cpu_wait = 0.05;
-  double spread_factor = 2;
+  double noise_factor = 1;
   double latency_bound_share = 0.1;
-  double latency_bound_factor = 3;
+  double z_min = 3;
 };
 
 // The tolerance when none is given: 5% for GPU (nccl) and external results; 25% when either run is on

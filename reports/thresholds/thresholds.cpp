@@ -1,6 +1,7 @@
 #include "reports/thresholds/thresholds.h"
 
 #include "common/names.h"
+#include "reports/core/json_input.h"
 #include "reports/env/known_issues.h"
 
 #include <fmt/format.h>
@@ -126,7 +127,7 @@ InstanceThresholds load_thresholds_file(const std::string& path) {
   try {
     doc = json::parse(text.str());
   } catch (const json::exception& e) {  // parse_error, and out_of_range for a number past double (1e999)
-    throw ThresholdError(fmt::format("{}: not valid JSON ({}); fix the syntax", path, e.what()));
+    throw ThresholdError(fmt::format("{}: not valid JSON ({}); fix the syntax", path, json_error_text(e)));
   }
   const Reader top(path, "", doc, {"schema", "instance_type", "hardware", "thresholds", "note"});
   if (top.str("schema") != "collbench.thresholds/1")

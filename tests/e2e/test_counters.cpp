@@ -34,7 +34,7 @@ class Counters : public CollbenchTest {
                           << "while :; do v=$((v + 7)); echo $v >" << (dir_ / "next").string() << " && mv -f "
                           << (dir_ / "next").string() << " " << (rising / "retrans_pkts").string()
                           << "; sleep 0.02; done &\n"
-                          << "bump=$!\n" << cmd << "\nrc=$?\nkill $bump\nexit $rc\n";
+                          << "bump=$!\n" << cmd << "\nrc=$?\nkill $bump\nwait $bump 2>/dev/null\nexit $rc\n";
     return shell("sh " + script.string());
   }
   nlohmann::json document() { return nlohmann::json::parse(slurp(dir_ / "run.json")); }

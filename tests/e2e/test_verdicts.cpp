@@ -230,3 +230,24 @@ TEST_F(Verdicts, BrokenInputsExitTwo) {
   std::ofstream(dir_ / "empty.txt") << "nothing to see\n";
   EXPECT_EQ(collbench("analyze " + (dir_ / "empty.txt").string()).code, 2);
 }
+
+TEST_F(Verdicts, RanksCrowdingTheCoresAreSaidOnceAndAccuseNoOne) {
+  // Two more ranks than this machine has cores, as the README's demo runs 4 on a 2-core VM: who
+  // arrives last is the scheduler's turn-taking, never a P1 (the named late rank's power test is
+  // tests/fakecluster/late_rank.sh, a rank to a core with a hog on one).
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  ASSERT_GT(cores, 0);
+  const int np = static_cast<int>(cores) + 2;
+  const Result r = collbench("run --backend mpi -b 8 -e 1M -f 4 -n 20 --no-progress --no-color --thresholds none "
+                             "--json " + (dir_ / "crowded.json").string(), np);
+  EXPECT_EQ(r.code, 0) << describe(r);
+  const std::string said = "[INFO] OVERSUBSCRIBED: " + std::to_string(np) + " ranks share " + std::to_string(cores) +
+                           " core" + (cores == 1 ? "" : "s") + " on ";
+  EXPECT_NE(r.out.find(said), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("[INFO] OVERSUBSCRIBED", r.out.find(said) + said.size()), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("[WARN] LATE_RANK"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("(P1)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("(P0)"), std::string::npos) << r.out;
+  const auto doc = nlohmann::json::parse(slurp(dir_ / "crowded.json"));
+  for (const auto& ri : doc["world"]["rank_info"]) EXPECT_EQ(ri["cores"], cores) << ri.dump();
+}

@@ -1,10 +1,8 @@
 // A FILE.partial journal read back as a run document (document_from_partial), then through the
 // readers every command uses on a run document (cases, span, nodes, findings).
-// Documented errors: std::runtime_error for a damaged journal (and nothing else from the journal
-// reader); from the document readers std::invalid_argument for a placement, scope or number this
-// build does not take, and nlohmann::json exceptions for wrong types.
-#include <stdexcept>
-
+// The one documented error of all of them is InputError naming the line or field; any other
+// exception escaping (a nlohmann error, std::out_of_range) is a finding.
+#include "reports/core/json_input.h"
 #include "reports/core/json_read.h"
 #include "tests/fuzz/fuzz_input.h"
 
@@ -14,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   nlohmann::json doc;
   try {
     doc = document_from_partial(collbench::fuzz::text_of(data, size));
-  } catch (const std::runtime_error&) {
+  } catch (const InputError&) {
     return 0;
   }
   // What the reader claims: an incomplete run document with a list of cases.
@@ -25,8 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     span_from_json(doc);
     nodes_from_json(doc);
     findings_from_json(doc);
-  } catch (const std::invalid_argument&) {
-  } catch (const nlohmann::json::exception&) {
+  } catch (const InputError&) {
   }
   return 0;
 }

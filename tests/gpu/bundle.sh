@@ -24,6 +24,7 @@
 #                              the system's Open MPI hidden (root only: unshare -m; else skipped)
 #   NO_BUILD=1                 bundle what build-gpu/ holds;  NO_PROOF=1: skip the proof;
 #   KEEP_PROOF=1               keep the proof's outputs and LD_DEBUG logs
+#   NCCL_TESTS_SRC=DIR         copy nccl-tests' source (a clone outside this repository) into runtime/nccl-tests
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."  # repository root
@@ -49,6 +50,12 @@ sysconf=$(ompi_path sysconfdir)
 
 rm -rf "$rt"
 mkdir -p "$rt"/{bin,lib,glibc,hwloc,openmpi/lib,openmpi/share,openmpi/etc}
+# nccl-tests' public source (a clone made outside this repository, never committed), for run.sh to
+# build all_reduce_perf on the GPU machine against the same libnccl: NCCL_TESTS_SRC=/path/to/nccl-tests.
+if [[ -n ${NCCL_TESTS_SRC:-} ]]; then
+  [[ -f $NCCL_TESTS_SRC/src/Makefile ]] || die "NCCL_TESTS_SRC=$NCCL_TESTS_SRC has no src/Makefile"
+  tar -C "$NCCL_TESTS_SRC" --exclude=.git --exclude=build -cf - . | (mkdir -p "$rt/nccl-tests" && tar -C "$rt/nccl-tests" -xf -)
+fi
 for b in "${bins[@]}"; do strip -o "$rt/bin/${b##*/}" "$b"; done
 # Each binary must carry an sm_90 cubin (not only PTX, which the driver would JIT at start-up).
 # No cuobjdump here: the .nv_fatbin entries are read directly (header: kind 2 = ELF, arch at +28).

@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # GPU checks on a machine with an NVIDIA GPU: the GPU test binaries, the fill/verify kernels'
-# bandwidth, an nccl sweep of every op and datatype, a split (--scope node), and the failure
-# paths (watchdog on a hang, a failed backend set-up). Every output, and summary.json, goes
-# into OUTDIR. One GPU is driven (-g 1).
+# bandwidth, compute-sanitizer memcheck and racecheck on the kernel tests, collbench next to
+# nccl-tests' all_reduce_perf, an nccl sweep of every op and datatype, a split (--scope node), and
+# the failure paths (watchdog on a hang, a failed backend set-up). OUTDIR ends with two files:
+# summary.json and outputs.tar.gz (every step's output). One GPU is driven (-g 1).
 #
 #   tests/gpu/run.sh OUTDIR
 #
 # The lent H200 machine (CUDA 13, NCCL only in the nvidia-nccl-cu13 wheel, no Open MPI, no
-# network): run tests/gpu/bundle.sh here first, then make ONE call there, timeout_s 480, with
+# network): run tests/gpu/bundle.sh here first (the carried bundle must stay under 64 MiB; its size
+# is printed), then make ONE call there, timeout_s 300, with
 #   carry:   ["build-gpu/runtime"]
 #   command: bash tests/gpu/run.sh "$OUT"
-# The steps stop by TOTAL_BUDGET (420 s), so summary.json is written before that call's limit.
+# The steps stop by TOTAL_BUDGET (240 s), so summary.json is written before that call's limit.
+#
+# nccl-tests: its public source (git clone https://github.com/NVIDIA/nccl-tests, outside this
+# repository, never committed) in NCCL_TESTS_SRC or build-gpu/runtime/nccl-tests/ is built there
+# for sm_90 (all_reduce_perf only, MPI=0) against the same libnccl, with that machine's nvcc and
+# the wheel's nccl.h; without a source or nvcc the step fails and says which is missing.
 #
 # Which binaries:
 #   build-gpu/runtime/ (tests/gpu/bundle.sh): the bundled binaries with the bundle's libraries.
@@ -23,7 +30,8 @@
 # Environment:
 #   NCCL_LIB_DIR   folder of libnccl.so.2; default: the nvidia-nccl-cu13 (or -cu12) wheel's
 #                  lib/ (nvidia/nccl/lib or nvidia/cu13/lib), else the system's.
-#   TOTAL_BUDGET   seconds for all steps (default 420); STEP_TIMEOUT caps each step (default 300).
+#   TOTAL_BUDGET   seconds for all steps (default 240); STEP_TIMEOUT caps each step (default 120).
+#   NCCL_TESTS_SRC nccl-tests' source folder (default build-gpu/runtime/nccl-tests).
 #   CMAKE_CUDA_ARCHITECTURES  passed to CMake when building here (e.g. 90 for H100/H200 only).
 #
 # Exit code: 0 when every step passed, 1 when one failed, 2 when nothing could run.
@@ -46,8 +54,8 @@ repo=$(pwd)
 build="build-gpu"
 rt="$repo/$build/runtime"
 start_s=$SECONDS
-total_budget=${TOTAL_BUDGET:-420}
-step_cap=${STEP_TIMEOUT:-300}
+total_budget=${TOTAL_BUDGET:-240}
+step_cap=${STEP_TIMEOUT:-120}
 host=$(hostname 2>/dev/null || cat /proc/sys/kernel/hostname)
 
 # --- summary -------------------------------------------------------------------------------------
@@ -193,6 +201,8 @@ if [[ -f $rt/bin/collbench ]]; then
     exe=(env "LD_LIBRARY_PATH=$rt/lib${nccl_dir:+:$nccl_dir}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
   fi
   fact runtime "build-gpu/runtime, glibc: $mode"
+  bundle_bytes=$(du -sb "$rt" 2>/dev/null | cut -f1)
+  fact bundle_size "${bundle_bytes:-unknown} bytes ($((${bundle_bytes:-0} / 1048576)) MiB; the carry limit is 64 MiB)"
 else
   bindir=$build testdir=$build/tests/gpu
   export OMPI_MCA_ess_singleton_isolated=1  # MPI_Init without mpirun: no orted
@@ -289,16 +299,37 @@ gtest_step() {
   fi
   ((rc == 0)) || tail_of "$name"
 }
-gtest_step gpu_kernel_tests 90
-gtest_step gpu_nccl_tests 150
+gtest_step gpu_kernel_tests 60
+gtest_step gpu_nccl_tests 90
+
+# compute-sanitizer on the kernel tests, filtered to the small buffers (the 4 GiB grid-stride
+# test would take minutes under it).
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer \
+  /usr/local/cuda*/compute-sanitizer/compute-sanitizer "$rt"/sanitizer/compute-sanitizer 2>/dev/null | head -n 1)
+fact compute_sanitizer "${sanitizer:-not found}"
+sanitizer_filter=${SANITIZER_FILTER:-'DeviceKernels.*:-DeviceKernels.LargeBufferGridStride'}
+for tool in memcheck racecheck; do
+  if [[ -z $sanitizer ]]; then
+    record "sanitizer_$tool" "" 0 0 "compute-sanitizer not found (PATH, /usr/local/cuda*/bin, build-gpu/runtime/sanitizer)"
+  elif run_step "sanitizer_$tool" 60 "$sanitizer" --tool "$tool" --error-exitcode 3 --target-processes all \
+    "${exe[@]}" "$testdir/gpu_kernel_tests" "--gtest_filter=$sanitizer_filter"; then
+    errors=$(grep -m 1 -oE 'ERROR SUMMARY: [0-9]+ error' "$out/sanitizer_$tool.txt")
+    record "sanitizer_$tool" "$rc" "$took" "$((rc == 0))" "${errors:-no ERROR SUMMARY line}"
+    ((rc == 0)) || tail_of "sanitizer_$tool" 20
+  else
+    record "sanitizer_$tool" "" 0 0 "not run: out of time"
+  fi
+done
 
 # --- failure paths -------------------------------------------------------------------------------
-# The watchdog: a case that never starts must end the run with exit 1 and COLLECTIVE_HANG after
-# --timeout 5 s (plus start-up), not hang until the step's limit.
-if run_step hang 45 "${exe[@]}" "$collbench" run "${run_args[@]}" --ops all_reduce -b 8 -e 64 -f 8 -n 2 \
-  --timeout 5 --inject hang:0:1; then
+# The watchdog: a case that never starts must end the run with exit 1 and a COLLECTIVE_HANG naming
+# that case after --timeout 20 s (plus start-up), not hang until the step's limit.
+if run_step hang 60 "${exe[@]}" "$collbench" run "${run_args[@]}" --ops all_reduce -b 8 -e 64 -f 8 -n 2 \
+  --timeout 20 --inject hang:0:1; then
   seen=$(grep -c COLLECTIVE_HANG "$out/hang.txt")
-  record hang "$rc" "$took" "$((rc == 1 && seen > 0 && took <= 25))" "COLLECTIVE_HANG lines: $seen, want exit 1 within 25 s"
+  named=$(grep COLLECTIVE_HANG "$out/hang.txt" | grep -cE 'all_reduce [a-z0-9]+ (in-place|out-of-place) [0-9]+ B')
+  record hang "$rc" "$took" "$((rc == 1 && seen > 0 && named > 0 && took <= 45))" \
+    "COLLECTIVE_HANG lines: $seen, naming the case: $named; want exit 1 within 45 s"
   grep -m 2 COLLECTIVE_HANG "$out/hang.txt" | sed 's/^/    | /'
 else
   record hang "" 0 0 "not run: out of time"
@@ -358,16 +389,67 @@ sweep() {  # sweep NAME LIMIT ARGS...: the run (exit 0), then its JSON (every ca
     record "$name" "" 0 0 "not run: out of time"
   fi
 }
+# --- next to nccl-tests ---------------------------------------------------------------------------
+# all_reduce_perf built here from nccl-tests' source against the same libnccl, then both at the
+# same sizes, one GPU; the time ratio (collbench's mean over nccl-tests' out-of-place time) per size.
+nt_src=${NCCL_TESTS_SRC:-$rt/nccl-tests}
+nvcc_bin=$(command -v nvcc || ls /usr/local/cuda*/bin/nvcc 2>/dev/null | head -n 1)
+nt_build=${TMPDIR:-/tmp}/collbench-nccl-tests
+nccl_home=$(cd "${nccl_dir:-/nonexistent}/.." 2>/dev/null && pwd)
+if [[ ! -f $nt_src/src/Makefile ]]; then
+  record nccl_tests_build "" 0 0 "no nccl-tests source in $nt_src (clone github.com/NVIDIA/nccl-tests there, or set NCCL_TESTS_SRC)"
+elif [[ -z $nvcc_bin ]]; then
+  record nccl_tests_build "" 0 0 "no nvcc on this machine to build nccl-tests"
+elif [[ ! -f $nccl_home/include/nccl.h ]]; then
+  record nccl_tests_build "" 0 0 "no nccl.h next to $nccl_dir (NCCL_HOME for nccl-tests)"
+else
+  step nccl_tests_build 120 make -C "$nt_src/src" -j "$(nproc)" "$nt_build/all_reduce_perf" MPI=0 \
+    BUILDDIR="$nt_build" CUDA_HOME="$(dirname "$(dirname "$nvcc_bin")")" NCCL_HOME="$nccl_home" \
+    NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90"
+  ((rc == 0)) || tail_of nccl_tests_build 10
+fi
+compare_sizes=(-b 8 -e 64M -f 8 -w 5 -n 20)
+if [[ -x $nt_build/all_reduce_perf ]]; then
+  step nccl_tests_run 60 env "LD_LIBRARY_PATH=$nccl_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$nt_build/all_reduce_perf" "${compare_sizes[@]}" -g 1
+  step collbench_run 60 "${exe[@]}" "$collbench" run "${run_args[@]}" --ops all_reduce --placement out \
+    "${compare_sizes[@]}" --json "$out/collbench_run.json"
+  # shellcheck disable=SC2317  # run through run_step's bash -c
+  time_ratio() {  # time_ratio NCCL_TESTS_TEXT COLLBENCH_JSON
+    python3 - "$1" "$2" <<'PY'
+import json, sys
+nt = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) >= 6 and f[0].isdigit() and f[1].isdigit():
+        nt[int(f[0])] = float(f[5])  # size, count, type, redop, root, out-of-place time (us)
+cb = {c["bytes"]: c["time_us"]["mean"] for c in json.load(open(sys.argv[2]))["cases"]}
+print("%12s %14s %14s %8s" % ("bytes", "nccl-tests us", "collbench us", "ratio"))
+for size in sorted(set(nt) & set(cb)):
+    print("%12d %14.2f %14.2f %8.2f" % (size, nt[size], cb[size], cb[size] / nt[size] if nt[size] else 0))
+sys.exit(0 if set(nt) & set(cb) else 1)
+PY
+  }
+  export -f time_ratio
+  step time_ratio 20 time_ratio "$out/nccl_tests_run.txt" "$out/collbench_run.json"
+  sed 's/^/    | /' "$out/time_ratio.txt" 2>/dev/null
+fi
+
 # ncclCommSplit: one group per node (here one node of one GPU).
-sweep split 90 --scope node --ops all_reduce,all_to_all -b 1M -e 64M -f 4
-# Every op and datatype: 6 ops x 10 types x 8 sizes (8 B to 16 MiB) x 2 placements = 960 cases,
+sweep split 45 --scope node --ops all_reduce,all_to_all -b 1M -e 64M -f 4
+# Every op and datatype: 6 ops x 10 types x 7 sizes (8 B to 16 MiB) x 2 placements = 840 cases,
 # few iterations: correctness across types, not bandwidth.
-sweep sweep_all 180 --ops all -d all -b 8 -e 64M -f 8 -w 1 -n 3
+sweep sweep_all 90 --ops all -d all -b 8 -e 16M -f 8 -w 1 -n 3
 
 # --- summary -------------------------------------------------------------------------------------
 find "$out" -maxdepth 1 -name '*.txt' -empty -delete
 write_summary
-echo "--- summary ($((SECONDS - start_s)) s; outputs and summary.json in $out)"
+# Two files come back: summary.json and one tarball of everything else (at most 8 are wanted).
+if (cd "$out" && find . -mindepth 1 -maxdepth 1 ! -name summary.json ! -name outputs.tar.gz -printf '%P\n' |
+  tar -czf outputs.tar.gz -T - 2>/dev/null); then
+  find "$out" -mindepth 1 -maxdepth 1 ! -name summary.json ! -name outputs.tar.gz -exec rm -rf {} +
+fi
+echo "--- summary ($((SECONDS - start_s)) s; summary.json and outputs.tar.gz in $out)"
 for i in "${!names[@]}"; do
   printf '  %-18s %-5s exit %-4s %4ss  %s\n' "${names[i]}" "$([[ ${passes[i]} == true ]] && echo PASS || echo FAIL)" \
     "${rcs[i]}" "${secs[i]}" "${notes[i]}"

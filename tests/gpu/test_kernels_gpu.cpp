@@ -161,6 +161,25 @@ TEST(DeviceKernels, LargeBufferGridStride) {
   }
 }
 
+// A buffer not aligned to its element size is all "head", handled element by element: with more
+// elements than the grid has threads (4096 x 256), the head loop must stride over the grid too.
+TEST(DeviceKernels, MisalignedBufferGridStride) {
+  SKIP_WITHOUT_GPU();
+  const std::uint64_t n = (std::uint64_t{1} << 21) + 7;
+  const DType t = DType::Float;
+  const pattern::Spec spec{Coll::AllGather, RedOp::Sum, 9, 0, 1, 0, n};
+  DeviceBuffer buf(n * 4 + 4);
+  void* p = static_cast<std::byte*>(buf.p) + 2;  // 2-byte aligned only
+  device::fill_input(t, p, n, spec, nullptr);
+  const auto got = to_host(p, n * 4);
+  std::vector<std::byte> want(n * 4);
+  host_fill_input(t, want.data(), n, spec);
+  ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size()), 0);
+  EXPECT_EQ(device::count_wrong(t, p, n, spec, nullptr), 0);
+  device::fill_value(t, p, n, pattern::kPoison, nullptr);
+  EXPECT_EQ(device::count_wrong(t, p, n, spec, nullptr), static_cast<std::int64_t>(n));
+}
+
 TEST(DeviceKernels, ZeroCountIsANoOp) {
   SKIP_WITHOUT_GPU();
   const pattern::Spec spec{Coll::AllReduce, RedOp::Sum, 1, 0, 1, 0, 0};

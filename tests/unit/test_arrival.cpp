@@ -4,6 +4,7 @@
 
 #include "reports/core/json_read.h"
 #include "reports/core/json_report.h"
+#include "reports/core/oversubscription.h"
 #include "reports/run/arrival.h"
 
 namespace collbench::report {
@@ -157,7 +158,72 @@ TEST(LateRank, ARankMostCasesNameIsLateRankWithItsHost) {
   EXPECT_NE(f[0].message.find("spent 30% of the timed loop waiting"), std::string::npos) << f[0].message;
   EXPECT_NE(f[0].message.find("80% of all their waiting"), std::string::npos) << f[0].message;
   EXPECT_NE(f[0].message.find("54 of the 60 late iterations"), std::string::npos) << f[0].message;
-  EXPECT_NE(f[0].message.find("2500 us"), std::string::npos) << f[0].message;
+  EXPECT_NE(f[0].message.find("by 2.5 ms (median; clock error up to 30 us)"), std::string::npos) << f[0].message;
+}
+
+TEST(LateRank, ASharedClockIsSaidAsSuch) {
+  CaseArrival a = naming(2, "node2");
+  a.clock_error_us = 0;
+  const auto f = late_rank_findings({case_with(a), case_with(a), case_with(a)});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_NE(f[0].message.find("clock error under 1 us"), std::string::npos) << f[0].message;
+}
+
+TEST(LateRank, RanksTakingTurnsOnTooFewCoresNameNoOne) {
+  // The same evidence, but the run's 4 ranks shared 2 cores: the scheduler, not a straggler.
+  const std::vector<CaseResult> cases{case_with(naming(1, "vm")), case_with(naming(1, "vm")),
+                                      case_with(naming(1, "vm"))};
+  const auto f = late_rank_findings(cases, std::string("4 ranks share 2 cores on vm"));
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "LATE_RANK_INCONCLUSIVE");
+  EXPECT_EQ(f[0].tag, Tag::Info);
+  EXPECT_EQ(f[0].priority, Priority::None);
+  EXPECT_NE(f[0].message.find("not judged: 4 ranks share 2 cores on vm"), std::string::npos) << f[0].message;
+  // Power: with a core per rank the same cases name rank 1.
+  const auto named = late_rank_findings(cases);
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_EQ(named[0].code, "LATE_RANK");
+  EXPECT_EQ(named[0].priority, Priority::P1);
+}
+
+RankInfo on(int rank, int pid, std::string host, std::string machine, int cores) {
+  RankInfo r;
+  r.rank = rank;
+  r.pid = pid;
+  r.host = std::move(host);
+  r.machine = std::move(machine);
+  r.cores = cores;
+  return r;
+}
+
+TEST(Oversubscription, MoreProcessesThanCoresOnOneMachine) {
+  EXPECT_EQ(oversubscribed({on(0, 10, "vm", "k", 2), on(1, 11, "vm", "k", 2), on(2, 12, "vm", "k", 2),
+                            on(3, 13, "vm", "k", 2)}),
+            "4 ranks share 2 cores on vm");
+  EXPECT_EQ(oversubscribed({on(0, 10, "vm", "k", 2), on(1, 11, "vm", "k", 2)}), std::nullopt);
+  // A fake cluster's nodes on one kernel are one machine.
+  EXPECT_EQ(oversubscribed({on(0, 10, "node0", "k", 2), on(1, 11, "node1", "k", 2), on(2, 12, "node2", "k", 2)}),
+            "3 ranks share 2 cores on node0, node1, node2");
+  // Two machines of 2 cores with 2 ranks each: a core per rank.
+  EXPECT_EQ(oversubscribed({on(0, 10, "a", "k1", 2), on(1, 11, "a", "k1", 2), on(2, 12, "b", "k2", 2),
+                            on(3, 13, "b", "k2", 2)}),
+            std::nullopt);
+  // -g 8: one process drives 8 GPUs on a 2-core host; it is one process.
+  std::vector<RankInfo> g8;
+  for (int r = 0; r < 8; ++r) g8.push_back(on(r, 10, "gpu", "k", 2));
+  EXPECT_EQ(oversubscribed(g8), std::nullopt);
+  // Unknown cores (a file written before they were recorded): no claim.
+  EXPECT_EQ(oversubscribed({on(0, 10, "vm", "k", 0), on(1, 11, "vm", "k", 0), on(2, 12, "vm", "k", 0)}), std::nullopt);
+}
+
+TEST(Oversubscription, ReadFromADocument) {
+  nlohmann::json doc = {{"world", {{"rank_info", nlohmann::json::array()}}}};
+  for (int r = 0; r < 3; ++r)
+    doc["world"]["rank_info"].push_back({{"rank", r}, {"pid", 10 + r}, {"host", "vm"}, {"machine", "k"}, {"cores", 1}});
+  EXPECT_EQ(oversubscribed(doc), "3 ranks share 1 core on vm");
+  doc["world"]["rank_info"][0].erase("cores");
+  EXPECT_EQ(oversubscribed(doc), std::nullopt);
+  EXPECT_EQ(oversubscribed(nlohmann::json::array()), std::nullopt);
 }
 
 TEST(LateRank, OneCaseIsNotEnough) {

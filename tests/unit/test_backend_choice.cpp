@@ -1,7 +1,10 @@
-// --backend auto from what every process found, and whether a sweep's buffers fit on a GPU.
+// --backend auto from what every process found, and whether a sweep's buffers fit on a GPU or in
+// host memory.
 #include <gtest/gtest.h>
 
+#include "bench/errors.h"
 #include "bench/gpu_memory.h"
+#include "bench/host_memory.h"
 #include "bench/gpu_probe.h"
 
 namespace collbench {
@@ -54,6 +57,28 @@ TEST(GpuMemory, BuffersMustLeaveNcclItsHeadroom) {
   EXPECT_NE(why->find("NCCL needs 1 GiB kept free"), std::string::npos) << *why;
   EXPECT_NE(why->find("at most 79 GiB"), std::string::npos) << *why;
   EXPECT_TRUE(gpu_buffers_do_not_fit(1, GiB / 2));  // less free than the headroom itself
+}
+
+// MemAvailable comes in KiB: 24047888 KiB reads as what it is, not as a count of KiB.
+TEST(HostMemory, TheRefusalSaysSizesAsPeopleReadThem) {
+  constexpr std::uint64_t GiB = 1ull << 30;
+  const std::uint64_t available = 24047888ull * 1024;
+  EXPECT_NO_THROW(check_host_buffers(GiB, 2, 2, "host buffers", available));
+  try {
+    check_host_buffers(8 * GiB, 2, 2, "host buffers", available);
+    ADD_FAILURE() << "32 GiB of buffers fit in 22.9 GiB";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "-e too large: 2 rank(s) on this node need 32 GiB of host buffers but 22.9 GiB is "
+                           "available; lower -e");
+  }
+  try {
+    check_host_buffers(3 * GiB + 1, 3, 1, "send and receive buffers", 5 * GiB + 12345);
+    ADD_FAILURE() << "9 GiB of buffers fit in 5 GiB";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("need 9.0 GiB of send and receive buffers but 5.0 GiB is available"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(GpuAssignment, TwoProcessesOnOneGpuAreRefusedNamingBoth) {

@@ -116,6 +116,49 @@ TEST(EnvAudit, NcclVersionMismatch) {
   EXPECT_FALSE(find(audit_environment(cluster(), p4d()), "NCCL_VERSION_MISMATCH"));
 }
 
+// The mpi backend never uses NCCL, though a CUDA build links it: no PASS about NCCL for it; and with
+// no NCCL on any rank, nothing about NCCL at all.
+TEST(EnvAudit, NoNcclPassWhereNcclWasNotUsed) {
+  AuditContext mpi = p4d();
+  mpi.backend = "mpi";
+  const auto linked = audit_environment(cluster(), mpi);
+  EXPECT_FALSE(find(linked, "NCCL_VERSION_CONSISTENT"));
+  EXPECT_FALSE(find(linked, "NCCL_VERSION_MISMATCH"));
+  EXPECT_TRUE(find(linked, "VERSIONS_CONSISTENT"));
+
+  auto ranks = cluster();
+  for (auto& r : ranks) r.versions.erase("nccl");
+  for (const AuditContext& ctx : {mpi, p4d()}) {
+    const auto fs = audit_environment(ranks, ctx);
+    for (const auto& f : fs) EXPECT_EQ(f.code.find("NCCL_VERSION"), std::string::npos) << render_finding(f, false);
+    EXPECT_FALSE(has(find(fs, "VERSION_INFO"), "NCCL")) << find(fs, "VERSION_INFO")->message;
+  }
+}
+
+// Different NCCL builds are still a FAIL whatever the backend, and other versions a WARN.
+TEST(EnvAudit, DifferingVersionsStillFailOrWarnWithEitherBackend) {
+  auto ranks = cluster();
+  ranks[1].versions["nccl"] = "2.19.3";
+  ranks[1].versions["mpi"] = "Open MPI v5.0.3";
+  for (const char* backend : {"nccl", "mpi"}) {
+    SCOPED_TRACE(backend);
+    AuditContext ctx = p4d();
+    ctx.backend = backend;
+    const auto fs = audit_environment(ranks, ctx);
+    const auto nccl = find(fs, "NCCL_VERSION_MISMATCH");
+    ASSERT_TRUE(nccl);
+    EXPECT_EQ(nccl->tag, Tag::Fail);
+    EXPECT_EQ(nccl->priority, Priority::P0);
+    const auto other = find(fs, "VERSION_MISMATCH");
+    ASSERT_TRUE(other);
+    EXPECT_EQ(other->tag, Tag::Warn);
+    EXPECT_TRUE(has(other, "MPI Open MPI v4.1.4 on host node-a (rank 0), Open MPI v5.0.3 on host node-b (rank 8)"))
+        << other->message;
+    EXPECT_FALSE(find(fs, "NCCL_VERSION_CONSISTENT"));
+    EXPECT_FALSE(find(fs, "VERSIONS_CONSISTENT"));
+  }
+}
+
 TEST(EnvAudit, OtherVersionMismatch) {
   auto ranks = cluster();
   ranks[1].versions["cuda_driver"] = "12.4";

@@ -10,6 +10,7 @@
 
 #include "reports/analyze/analyze_input.h"
 #include "reports/analyze/nccl_text_parser.h"
+#include "reports/core/json_input.h"
 #include "reports/core/json_read.h"
 #include "reports/core/json_report.h"
 #include "reports/env/nccl_log.h"
@@ -72,12 +73,12 @@ TEST(FuzzRegressions, NcclTestsJsonNumbersOutOfRangeAreRefused) {
 }
 
 // A number past double (1e999) is nlohmann's out_of_range, not a parse_error: it escaped the
-// journal reader, whose one error is std::runtime_error. A first line that is no object gave
-// nlohmann's type_error.
-TEST(FuzzRegressions, PartialJournalDamageIsARuntimeError) {
+// journal reader, whose one error is InputError. A first line that is no object gave nlohmann's
+// type_error.
+TEST(FuzzRegressions, PartialJournalDamageIsAnInputError) {
   EXPECT_THROW(document_from_partial("{\"schema\":\"collbench.run.partial/1\"}\n{\"case\":{\"bytes\":1e999}}\n{}\n"),
-               std::runtime_error);
-  EXPECT_THROW(document_from_partial("[1]\n"), std::runtime_error);
+               InputError);
+  EXPECT_THROW(document_from_partial("[1]\n"), InputError);
   // Cut short as the last line, it is the end of a killed run, as before.
   EXPECT_EQ(document_from_partial("{}\n{\"case\":{\"bytes\":1e999").at("cases").size(), 0u);
 }

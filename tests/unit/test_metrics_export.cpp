@@ -23,7 +23,7 @@ RunHeader header(const std::vector<std::string>& hosts) {
   h.world.instance_type = "p5.48xlarge";
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     h.world.nodes.push_back({hosts[i], {static_cast<int>(i)}});
-    h.world.rank_info.push_back({static_cast<int>(i), 100, hosts[i], -1, "", ""});
+    h.world.rank_info.push_back({static_cast<int>(i), 100, hosts[i], -1, "", "", "", 0});
   }
   h.world.ranks = static_cast<int>(hosts.size());
   return h;

@@ -40,6 +40,15 @@ TEST(FormatBytes, ReadableUnits) {
   EXPECT_EQ(size_text(100), "100 B");
   EXPECT_EQ(size_text(1024), "1 KiB");
   EXPECT_EQ(size_text(8ull << 30), "8 GiB");
+  EXPECT_EQ(size_text(3000), "3000 B");          // exact below 1 MiB
+  EXPECT_EQ(size_text(1536 * 1024), "1536 KiB");  // exact in four digits
+  EXPECT_EQ(size_text(1572865), "1.5 MiB");
+  // Past four digits of its exact unit, one decimal of the largest unit: MemAvailable in KiB.
+  EXPECT_EQ(size_text(24047888ull * 1024), "22.9 GiB");
+  EXPECT_EQ(size_text((5ull << 30) + 1), "5.0 GiB");
+  EXPECT_EQ(size_text(10000ull << 20), "9.8 GiB");
+  EXPECT_EQ(size_text(9999ull << 20), "9999 MiB");
+  EXPECT_EQ(size_text(~0ull), "16.0 EiB");
 }
 
 }  // namespace collbench
