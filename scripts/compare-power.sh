@@ -10,17 +10,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 pairs=${1:-10}
-shift $(( $# > 0 ? 1 : 0 ))
-[ "${1:-}" = "--" ] && shift
-args=("$@")
-[ ${#args[@]} -gt 0 ] || args=(--backend mpi)
 bin=${COLLBENCH:-build/collbench}
 dir=${DIR:-$(mktemp -d /tmp/cb-compare-power.XXXXXX)}
 mkdir -p "$dir"
 fixture=tests/fixtures/nccl-tests/all_reduce_2x_p5.48xlarge.txt
 MiB=$((1 << 20))
 
-noise=$(DIR="$dir/reruns" COLLBENCH="$bin" scripts/rerun-noise.sh "$pairs" -- "${args[@]}")
+# The run arguments go to rerun-noise.sh as given, which reads them and supplies their default.
+noise=$(DIR="$dir/reruns" COLLBENCH="$bin" scripts/rerun-noise.sh "$@")
 echo "$noise"
 false_alarms=$(sed -n 's/^rerun-noise: [0-9]* pairs: \([0-9]*\) REGRESSION.*/\1/p' <<<"$noise")
 run="$dir/reruns/1a.json"
@@ -58,5 +55,5 @@ echo
 echo "| slowed copy compared with its original | cases slowed | found (REGRESSION) | REGRESSION elsewhere |"
 echo "|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
-echo "| $pairs identical pairs of 2-rank runs (${args[*]}) | 0 | - | $false_alarms |"
+echo "| $pairs identical pairs of 2-rank runs ($(sed -n 's/^rerun-noise: runs: //p' <<<"$noise")) | 0 | - | $false_alarms |"
 echo "compare-power: $(nproc) cores, $(uname -m); runs and copies in $dir"

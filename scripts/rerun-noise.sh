@@ -16,6 +16,7 @@ args=("$@")
 bin=${COLLBENCH:-build/collbench}
 dir=${DIR:-$(mktemp -d /tmp/cb-rerun-noise.XXXXXX)}
 mkdir -p "$dir"
+echo "rerun-noise: runs: ${args[*]}"
 # shellcheck source=scripts/mpi_env.sh
 source scripts/mpi_env.sh
 fails=0 warns=0 worst=0 worst_case=""
