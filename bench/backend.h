@@ -60,6 +60,15 @@ class Backend {
   // the process reached the collective: host-driven backends. The nccl backend's launches return
   // before the GPU reaches the collective, so it leaves `starts` as it is.
   virtual void run(const CallShape& call, int iters, LocalSamples* samples, std::vector<double>* starts) = 0;
+  // Calls behind each unit run() counts and each sample it appends (a sample is their mean time):
+  // the pacing of batches and the stopping rule's clock count units, not calls.
+  virtual int calls_per_sample(const CallShape& /*call*/) const { return 1; }
+  // One call on its own, outside any batching (the result check: its inputs are used once).
+  virtual void run_once(const CallShape& call) { run(call, 1, nullptr, nullptr); }
+  // Whether run() fills `starts`; when not, the sweep spends no time lining up the hosts' clocks.
+  virtual bool records_arrivals() const { return true; }
+  // How this backend measures, where a reader of its numbers needs to know (header notes).
+  virtual std::vector<std::string> method_notes() const { return {}; }
   // Wrong result elements over this process's ranks (call verifiable() first).
   virtual std::int64_t count_wrong(const CallShape& call, std::uint64_t seed) = 0;
   // Test hook: spoil one result element on local rank 0.

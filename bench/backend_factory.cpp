@@ -1,5 +1,7 @@
 #include "bench/backend_factory.h"
 
+#include <fmt/format.h>
+
 #include "bench/errors.h"
 #include "bench/gpu_probe.h"
 #include "bench/mpi_backend.h"
@@ -22,7 +24,8 @@ std::unique_ptr<Backend> nccl_backend([[maybe_unused]] const RunOptions& opts, [
                                       [[maybe_unused]] const FailureReport& report,
                                       [[maybe_unused]] Watchdog* watchdog, [[maybe_unused]] bool inject) {
 #if COLLBENCH_WITH_NCCL
-  return std::make_unique<NcclBackend>(NcclSetup{opts.gpus, opts.timeout_s, inject, report, watchdog}, control);
+  return std::make_unique<NcclBackend>(NcclSetup{opts.gpus, opts.timeout_s, inject, report, watchdog, opts.graph_calls},
+                                       control);
 #else
   throw RunError("--backend nccl: this collbench was built without CUDA/NCCL; rebuild where nvcc and NCCL are found");
 #endif
@@ -32,6 +35,10 @@ std::unique_ptr<Backend> mpi_backend(const RunOptions& opts, Control& control, c
                                      bool inject, const char* why_no_g) {
   agreed_step(control, report, [&] {
     if (opts.gpus != 1) throw UsageError(why_no_g);
+    if (opts.graph_calls > 0)
+      throw UsageError(fmt::format("-G {} captures NCCL calls in CUDA graphs: it needs the nccl backend, and this run "
+                                   "uses mpi; drop -G or run where --backend nccl works",
+                                   opts.graph_calls));
     if (inject) throw RunError("injected set-up failure (--inject setup)");
   });
   return std::make_unique<MpiBackend>();  // collective (MPI_Comm_dup): only once every process agreed

@@ -2,19 +2,28 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 namespace collbench {
 
-bool nvidia_device_files_present() {
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/dev", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.size() > 6 && name.rfind("nvidia", 0) == 0 && name.find_first_not_of("0123456789", 6) == std::string::npos)
-      return true;
-  }
-  return false;
+std::string device_dir() {
+  const char* dir = std::getenv("COLLBENCH_DEV_DIR");
+  return dir != nullptr && *dir != 0 ? dir : "/dev";
 }
+
+int nvidia_device_file_count(const std::string& dev_dir) {
+  int n = 0;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dev_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > 6 && name.rfind("nvidia", 0) == 0 && name.find_first_not_of("0123456789", 6) == std::string::npos)
+      ++n;
+  }
+  return n;
+}
+
+bool nvidia_device_files_present(const std::string& dev_dir) { return nvidia_device_file_count(dev_dir) > 0; }
 
 std::string describe_probe(const GpuProbe& p) {
   if (p.count > 0) return fmt::format("{} GPU(s) visible", p.count);
@@ -22,6 +31,10 @@ std::string describe_probe(const GpuProbe& p) {
     return fmt::format("a GPU is present but CUDA cannot use it ({})", p.cuda_error);
   if (!p.cuda_error.empty()) return fmt::format("no GPU visible ({})", p.cuda_error);
   return "no GPU visible";
+}
+
+bool gpu_unusable(const GpuProbe& p) {
+  return p.device_files && p.count == 0 && !p.cuda_error.empty() && !p.cuda_error.starts_with("cudaErrorNoDevice");
 }
 
 AutoChoice decide_auto(const GpuProbe& mine, bool all_have_gpus, bool any_has_gpus) {

@@ -14,8 +14,16 @@ struct GpuProbe {
   bool device_files = false; // /dev/nvidia<N> exist: a GPU is there even when CUDA cannot use it
 };
 
-// /dev/nvidia0, /dev/nvidia1, ... exist.
-bool nvidia_device_files_present();
+// Where the device files are: $COLLBENCH_DEV_DIR (tests point it at a fake tree), else /dev.
+std::string device_dir();
+// <dev_dir>/nvidia0, nvidia1, ... exist.
+bool nvidia_device_files_present(const std::string& dev_dir = device_dir());
+// How many of them (the GPU count of a build without CUDA).
+int nvidia_device_file_count(const std::string& dev_dir = device_dir());
+
+// A GPU the driver shows (device files) that CUDA fails on: a broken node. cudaErrorNoDevice is
+// not one: CUDA_VISIBLE_DEVICES="" or a job's cgroup hides GPUs on purpose, with the files left.
+bool gpu_unusable(const GpuProbe& p);
 
 // "8 GPU(s)", "no GPU visible", "a GPU is present but CUDA cannot use it (cudaError...: ...)".
 std::string describe_probe(const GpuProbe& p);

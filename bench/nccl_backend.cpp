@@ -14,12 +14,6 @@
 #include "bench/sizes.h"
 #include "kernels/fill_verify.h"
 
-// ncclAlltoAll is new in NCCL 2.28: a weak reference, so a binary built against 2.28 still loads an
-// older libnccl.so.2 and falls back to grouped send/recv there (as nccl-tests' alltoall.cu does).
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-#pragma weak ncclAlltoAll
-#endif
-
 namespace collbench {
 namespace {
 
@@ -55,21 +49,6 @@ ncclRedOp_t nccl_op(RedOp op) {
 }
 
 
-int loaded_nccl_version() {
-  int code = 0;
-  return ncclGetVersion(&code) == ncclSuccess ? code : 0;
-}
-
-// Whether the loaded libnccl has ncclAlltoAll (the weak reference resolved, and 2.28 or later).
-bool native_all_to_all() {
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-  static const bool yes = &ncclAlltoAll != nullptr && loaded_nccl_version() >= NCCL_VERSION(2, 28, 0);
-  return yes;
-#else
-  return false;
-#endif
-}
-
 }  // namespace
 
 std::vector<DeviceDesc> NcclBackend::devices() const {
@@ -79,6 +58,20 @@ std::vector<DeviceDesc> NcclBackend::devices() const {
 }
 
 std::map<std::string, std::string> NcclBackend::versions() const { return library_versions(); }
+
+std::vector<std::string> NcclBackend::method_notes() const {
+  std::vector<std::string> notes{
+      "all_to_all: one ncclSend and one ncclRecv per peer in one group, in both placements (as nccl-tests)"};
+  if (locals_.size() > 1)
+    notes.push_back(fmt::format("-g {}: each iteration timed by CUDA events on the process's first GPU; its "
+                                "other GPUs' ranks share those times",
+                                locals_.size()));
+  if (graph_calls_ > 0)
+    notes.push_back(fmt::format("-G {0}: each GPU's stream captures {0} calls in one CUDA graph; a sample is one launch "
+                                "of the graphs, its time / {0}; the result check runs one call outside the graphs",
+                                graph_calls_));
+  return notes;
+}
 
 std::optional<std::string> NcclBackend::unsupported(const CallShape& call) const {
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 10, 0)
@@ -191,13 +184,8 @@ void NcclBackend::enqueue(const CallShape& call, const Local& l, void* comm_hand
       NCCL_CHECK(ncclReduceScatter(send, recv, p, type, nccl_op(call.redop), comm, l.stream));
       break;
     case Coll::AllToAll:
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
-      // In place stays on send/recv: whether ncclAlltoAll accepts sendbuff == recvbuff is not documented.
-      if (native_all_to_all() && call.placement == Placement::OutOfPlace) {
-        NCCL_CHECK(ncclAlltoAll(send, recv, p, type, comm, l.stream));
-        break;
-      }
-#endif
+      // Both placements as nccl-tests' alltoall.cu (AlltoAllRunColl): one send and one receive per
+      // peer in one group, so the two columns compare; ncclAlltoAll (2.28) is not used.
       for (int peer = 0; peer < n; ++peer) {  // inside launch()'s group
         const std::size_t off = static_cast<std::size_t>(peer) * p * dtype_info(call.dtype).size;
         NCCL_CHECK(ncclSend(static_cast<const std::byte*>(send) + off, p, type, peer, comm, l.stream));
@@ -224,50 +212,60 @@ void NcclBackend::launch(const CallShape& call, std::uint64_t slot) {
       "collective launch");
 }
 
-void NcclBackend::grow_events(std::size_t per_rank) {
-  for (Local& l : locals_) {
-    if (l.events.size() >= per_rank) continue;
-    CUDA_CHECK(cudaSetDevice(l.device));
-    while (l.events.size() < per_rank) {
-      cudaEvent_t e = nullptr;
-      CUDA_CHECK(cudaEventCreate(&e));
-      l.events.push_back(e);
-    }
+void NcclBackend::grow_events(std::size_t count) {
+  Local& l = locals_.front();
+  if (l.events.size() >= count) return;
+  CUDA_CHECK(cudaSetDevice(l.device));
+  while (l.events.size() < count) {
+    cudaEvent_t e = nullptr;
+    CUDA_CHECK(cudaEventCreate(&e));
+    l.events.push_back(e);
   }
+}
+
+void NcclBackend::record_event(std::size_t k) {
+  const Local& l = locals_.front();
+  CUDA_CHECK(cudaSetDevice(l.device));
+  CUDA_CHECK(cudaEventRecord(l.events[k], l.stream));
 }
 
 void NcclBackend::run(const CallShape& call, int iters, LocalSamples* samples, std::vector<double>* /*starts*/) {
   if (iters <= 0) return;
   const auto n = static_cast<std::size_t>(iters);
-  // Event k ends iteration k-1 and starts iteration k: n + 1 events time n back-to-back calls, and
-  // between two events there is only the call (a blocking communicator's launch adds no wait).
+  const bool graphs = graph_calls_ > 0 && call.counts.param > 0;
+  if (graphs) capture_graphs(call);
+  // Event k ends unit k-1 and starts unit k (a call, or a launch of the graphs): n + 1 events time n
+  // back-to-back units, and between two events there is only the unit (a blocking communicator's
+  // launch adds no wait). Only the first GPU records: one group launches the collective on all of
+  // them, and an event per GPU per iteration would add 2 (N - 1) CUDA calls to every small call's
+  // time with -g N.
   if (samples != nullptr) {
     grow_events(n + 1);
     samples->resize(locals_.size());
-    for (Local& l : locals_) {
-      CUDA_CHECK(cudaSetDevice(l.device));
-      CUDA_CHECK(cudaEventRecord(l.events[0], l.stream));
-    }
+    record_event(0);
   }
   for (std::size_t k = 0; k < n; ++k) {
-    launch(call, slot_for(call, k));
-    if (samples == nullptr) continue;
-    for (Local& l : locals_) {
-      CUDA_CHECK(cudaSetDevice(l.device));
-      CUDA_CHECK(cudaEventRecord(l.events[k + 1], l.stream));
-    }
+    if (graphs) launch_graphs();
+    else launch(call, slot_for(call, k));
+    if (samples != nullptr) record_event(k + 1);
   }
   comms_->wait([&] { return streams_done(); }, "collective");
   if (samples == nullptr) return;
-  for (std::size_t i = 0; i < locals_.size(); ++i) {
-    auto& out = (*samples)[i];
-    out.reserve(out.size() + n);
-    for (std::size_t k = 1; k <= n; ++k) {
-      float ms = 0;
-      CUDA_CHECK(cudaEventElapsedTime(&ms, locals_[i].events[k - 1], locals_[i].events[k]));
-      out.push_back(static_cast<double>(ms) / 1000.0);
-    }
+  const double calls_per_unit = calls_per_sample(call);
+  std::vector<double> times;
+  times.reserve(n);
+  for (std::size_t k = 1; k <= n; ++k) {
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, locals_.front().events[k - 1], locals_.front().events[k]));
+    times.push_back(static_cast<double>(ms) / 1000.0 / calls_per_unit);
   }
+  // The process's other ranks took part in the same collectives: they report the same times.
+  for (auto& out : *samples) out.insert(out.end(), times.begin(), times.end());
+}
+
+void NcclBackend::run_once(const CallShape& call) {
+  launch(call, 0);
+  comms_->wait([&] { return streams_done(); }, "collective");
 }
 
 std::int64_t NcclBackend::count_wrong(const CallShape& call, std::uint64_t seed) {

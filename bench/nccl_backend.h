@@ -31,6 +31,7 @@ struct NcclSetup {
   bool inject_failure = false;     // test hook (--inject setup:RANK): this process fails set-up
   FailureReport report;            // a failing process's own error, reported at once
   Watchdog* watchdog = nullptr;    // armed for each step, so a hang is bounded and names the step
+  int graph_calls = 0;             // -G: calls captured in one CUDA graph per timed launch; 0: none
 };
 
 class NcclBackend final : public Backend {
@@ -53,9 +54,18 @@ class NcclBackend final : public Backend {
   bool verifiable(const CallShape& call) const override;
   void reserve(std::uint64_t send_bytes, std::uint64_t recv_bytes) override;
   void fill(const CallShape& call, std::uint64_t seed) override;
+  // With -G N, each of `iters` is one launch of every GPU's graph of N calls, timed as one sample of
+  // its time / N; warm-up batches launch the graphs too.
   void run(const CallShape& call, int iters, LocalSamples* samples, std::vector<double>* starts) override;
+  void run_once(const CallShape& call) override;
+  int calls_per_sample(const CallShape& call) const override {
+    return graph_calls_ > 0 && call.counts.param > 0 ? graph_calls_ : 1;
+  }  // never a graph: the check's inputs are used once
   std::int64_t count_wrong(const CallShape& call, std::uint64_t seed) override;
   void corrupt_result(const CallShape& call) override;
+  std::vector<std::string> method_notes() const override;
+  // Times come from CUDA events, with no host clock to line up.
+  bool records_arrivals() const override { return false; }
   // ncclCommSplit of every local communicator; ranks keep their order.
   std::unique_ptr<Backend> split(int color) override;
 
@@ -69,7 +79,8 @@ class NcclBackend final : public Backend {
     cudaStream_t stream = nullptr;
     std::byte* send = nullptr;
     std::byte* recv = nullptr;  // also the single in-place buffer
-    std::vector<cudaEvent_t> events;  // timing pool, grown on demand
+    std::vector<cudaEvent_t> events;  // timing pool, grown on demand (the first GPU's only)
+    cudaGraphExec_t graph = nullptr;  // -G: this GPU's captured calls (bench/nccl_graph.cpp)
   };
 
   void open_devices(int gpus_per_process, int node_rank, int node_size);
@@ -80,7 +91,8 @@ class NcclBackend final : public Backend {
   bool streams_done() const;
   void release() noexcept;
   void free_buffers() noexcept;
-  void grow_events(std::size_t per_rank);
+  void grow_events(std::size_t count);
+  void record_event(std::size_t k);  // events[k] on the first GPU's stream
   // One group of this call on every local rank, on buffer slot `slot`.
   void launch(const CallShape& call, std::uint64_t slot);
   void enqueue(const CallShape& call, const Local& l, void* comm, int rank, std::uint64_t slot) const;
@@ -88,11 +100,18 @@ class NcclBackend final : public Backend {
   // slot * span: nccl-tests' startColl (common.cu), so small calls move through the whole buffer
   // instead of running from L2. Slot 0 holds the filled inputs and the checked result.
   std::uint64_t slot_for(const CallShape& call, std::size_t k) const;
+  // -G (bench/nccl_graph.cpp): every stream captures graph_calls_ calls of `call`, slots as run()'s,
+  // into one graph per GPU; kept while the same call on the same buffers comes back.
+  void capture_graphs(const CallShape& call);
+  void launch_graphs();
+  void drop_graphs() noexcept;
   std::uint64_t slot_span(const CallShape& call) const;  // bytes of one slot, in both buffers
   std::byte* send_ptr(const CallShape& call, const Local& l, int rank, std::uint64_t slot) const;
   std::byte* result_ptr(const CallShape& call, const Local& l, int rank, std::uint64_t slot) const;
 
   double timeout_s_ = 300.0;
+  int graph_calls_ = 0;
+  std::string graph_key_;  // the call and buffers the captured graphs hold; empty: none
   std::vector<Local> locals_;
   std::unique_ptr<nccl::CommSet> comms_;
   std::uint64_t send_capacity_ = 0;
@@ -100,7 +119,7 @@ class NcclBackend final : public Backend {
 };
 
 // This process's GPUs: cudaGetDeviceCount, its error named. Never throws.
-GpuProbe probe_gpus();
+GpuProbe probe_gpus(const std::string& dev_dir = device_dir());
 inline int visible_gpu_count() { return probe_gpus().count; }
 
 }  // namespace collbench

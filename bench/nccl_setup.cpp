@@ -10,9 +10,9 @@
 
 namespace collbench {
 
-GpuProbe probe_gpus() {
+GpuProbe probe_gpus(const std::string& dev_dir) {
   GpuProbe p;
-  p.device_files = nvidia_device_files_present();
+  p.device_files = nvidia_device_files_present(dev_dir);
   int n = 0;
   if (const cudaError_t e = cudaGetDeviceCount(&n); e != cudaSuccess) {
     p.cuda_error = fmt::format("{}: {}", cudaGetErrorName(e), cudaGetErrorString(e));
@@ -23,7 +23,8 @@ GpuProbe probe_gpus() {
   return p;
 }
 
-NcclBackend::NcclBackend(const NcclSetup& setup, Control& control) : timeout_s_(setup.timeout_s) {
+NcclBackend::NcclBackend(const NcclSetup& setup, Control& control)
+    : timeout_s_(setup.timeout_s), graph_calls_(setup.graph_calls) {
   // Every step ends agreed, so a process that fails one never leaves the others in the next collective.
   auto step = [&](const char* what, const std::function<void()>& f) {
     if (setup.watchdog != nullptr) setup.watchdog->arm(std::string("backend set-up: ") + what, setup.timeout_s);
@@ -89,7 +90,7 @@ std::vector<int> NcclBackend::node_mpi_ranks(MPI_Comm node, int node_size, int m
 NcclBackend::~NcclBackend() { release(); }
 
 NcclBackend::NcclBackend(const NcclBackend& parent, std::unique_ptr<nccl::CommSet> comms)
-    : timeout_s_(parent.timeout_s_), comms_(std::move(comms)) {
+    : timeout_s_(parent.timeout_s_), graph_calls_(parent.graph_calls_), comms_(std::move(comms)) {
   locals_.resize(parent.locals_.size());
   try {
     for (std::size_t i = 0; i < locals_.size(); ++i) {
@@ -161,6 +162,7 @@ bool NcclBackend::streams_done() const {
 }
 
 void NcclBackend::release() noexcept {
+  drop_graphs();  // they hold the communicators' calls
   comms_.reset();  // finalizes and destroys (or aborts) the communicators first
   free_buffers();
   for (Local& l : locals_) {
@@ -174,6 +176,7 @@ void NcclBackend::release() noexcept {
 }
 
 void NcclBackend::free_buffers() noexcept {
+  drop_graphs();  // they hold the buffers' addresses
   for (Local& l : locals_) {
     if (l.device < 0) continue;
     cudaSetDevice(l.device);

@@ -51,6 +51,7 @@ struct RunOptions {
   RankReduce rank_reduce = RankReduce::Mean;
   BackendKind backend = BackendKind::Auto;
   int gpus = 1;  // -g: GPUs driven by each process (nccl)
+  int graph_calls = 0;  // -G: calls captured in one CUDA graph, each launch one timed sample (nccl); 0: none
   Scope scope = Scope::World;
   double timeout_s = 300.0;
   // Each op's sizes stop when this much wall time has gone to the op (rank 0's clock); the sizes

@@ -51,4 +51,11 @@ int next_batch(const IterPolicy& policy, int done, double elapsed_s) {
   return batch;
 }
 
+int paced_batch(int wanted, double per_iter_s, double timeout_s) {
+  if (wanted <= 1) return wanted;
+  if (!(per_iter_s > 0)) return 1;
+  const double fits = std::floor(timeout_s / 4 / per_iter_s);
+  return fits >= wanted ? wanted : std::max(1, static_cast<int>(fits));
+}
+
 }  // namespace collbench

@@ -27,4 +27,9 @@ StopDecision decide_stop(const IterPolicy& policy, std::span<const double> sampl
 // expected to end near max_time (from the time per iteration so far) and never past max_samples.
 int next_batch(const IterPolicy& policy, int done, double elapsed_s = 0);
 
+// `wanted` cut so one batch is expected to take at most a quarter of `timeout_s`, from `per_iter_s`
+// (seconds per call seen so far; 0 when nothing was seen: one call, to see). Each batch runs under
+// the watchdog afresh, so a long fixed -n is measured in pieces instead of being called a hang.
+int paced_batch(int wanted, double per_iter_s, double timeout_s);
+
 }  // namespace collbench

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <csignal>
 #include <numeric>
@@ -27,22 +28,56 @@ void inject_at_start(const FaultInjection& f, std::size_t index, int rank) {
     for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
 }
 
-// Times batches until the stopping rule (decided on rank 0) says stop.
+using Clock = std::chrono::steady_clock;
+
+// Every process runs the smallest batch any of them asks for (a batch is collective).
+int agreed_batch(Control& control, int batch) {
+  return static_cast<int>(control.min(static_cast<std::int64_t>(batch)));
+}
+
+// The untimed warm-up, paced like the timed loop; returns the seconds per call of its last batch
+// (0 without warm-up), the timed loop's first estimate. The first call runs alone: it may set up
+// connections, and its time says nothing of the next ones.
+double paced_warmup(const RunOptions& opts, const CallShape& call, Backend& backend, Control& control,
+                    Watchdog& watchdog, const std::string& what) {
+  double per_iter = 0;
+  for (int done = 0; done < opts.warmup;) {
+    const int batch = agreed_batch(control, done == 0 ? 1 : paced_batch(opts.warmup - done, per_iter, opts.timeout_s));
+    watchdog.arm(what + ", warm-up", opts.timeout_s);
+    const Clock::time_point t0 = Clock::now();
+    backend.run(call, batch, nullptr, nullptr);
+    per_iter = std::chrono::duration<double>(Clock::now() - t0).count() / batch;
+    done += batch;
+  }
+  return per_iter;
+}
+
+// Times batches until the stopping rule (decided on rank 0) says stop. Each batch runs under the
+// watchdog afresh and is cut to fit in it.
 StopReason timed_loop(const RunOptions& opts, const CallShape& call, Backend& backend, Control& control,
-                      LocalSamples& samples, std::vector<double>& starts) {
+                      Watchdog& watchdog, const std::string& what, double per_iter_s, LocalSamples& samples,
+                      std::vector<double>& starts) {
+  // A sample is the mean of `unit` calls (-G): the unit's time is what batches and clocks count.
+  const double unit = backend.calls_per_sample(call);
   double elapsed = 0;
   for (;;) {
+    const int done = samples.empty() ? 0 : static_cast<int>(samples[0].size());
+    if (done > 0) per_iter_s = elapsed / done;
     // The batch depends on rank 0's clock, so rank 0's choice is everyone's: ranks running
     // different counts would wait on each other forever.
-    int batch = next_batch(opts.iters, samples.empty() ? 0 : static_cast<int>(samples[0].size()), elapsed);
-    if (opts.iters.adaptive) batch = static_cast<int>(control.min(control.rank() == 0 ? batch : INT32_MAX));
+    int wanted = next_batch(opts.iters, done, elapsed);
+    if (opts.iters.adaptive && control.rank() != 0) wanted = INT32_MAX;
+    const int batch = wanted > 0 ? agreed_batch(control, paced_batch(wanted, per_iter_s, opts.timeout_s)) : 0;
     if (batch > 0) {
-      const std::size_t before = samples.empty() ? 0 : samples[0].size();
+      watchdog.arm(what + ", timed iterations", opts.timeout_s);
       backend.run(call, batch, &samples, &starts);
-      elapsed = std::accumulate(samples[0].begin() + static_cast<std::ptrdiff_t>(before), samples[0].end(), elapsed);
+      elapsed += unit * std::accumulate(samples[0].begin() + done, samples[0].end(), 0.0);
     }
     const StopDecision d = decide_stop(opts.iters, samples.empty() ? std::span<const double>{} : samples[0], elapsed);
-    if (!opts.iters.adaptive) return StopReason::Fixed;
+    if (!opts.iters.adaptive) {
+      if (batch < wanted) continue;  // a fixed count measured in pieces
+      return StopReason::Fixed;
+    }
     if (control.broadcast_flag(d.stop)) return d.reason;
   }
 }
@@ -54,7 +89,7 @@ std::optional<std::int64_t> check_pass(const RunOptions& opts, const CallShape& 
   for (int c = 0; c < opts.check_iters; ++c) {
     backend.fill(call, case_seed(index, c));
     control.barrier();
-    backend.run(call, 1, nullptr, nullptr);
+    backend.run_once(call);
     if (opts.inject.kind == FaultInjection::Kind::Corrupt && opts.inject.rank == control.rank() &&
         static_cast<std::size_t>(opts.inject.at_case) == index)
       backend.corrupt_result(call);
@@ -74,7 +109,6 @@ std::vector<SkippedSizes> run_sweep(const Plan& plan, const RunOptions& opts, Ba
                                     Watchdog& watchdog, const CaseSink& sink) {
   backend.reserve(plan.max_send_bytes, plan.max_recv_bytes);
   std::vector<SkippedSizes> skipped;
-  using Clock = std::chrono::steady_clock;
   std::optional<Coll> op;
   Clock::time_point op_start;
   std::size_t index = 0;
@@ -99,14 +133,15 @@ std::vector<SkippedSizes> run_sweep(const Plan& plan, const RunOptions& opts, Ba
 
       watchdog.note(what + ", waiting for every rank to start");
       control.barrier();
-      watchdog.note(what + ", warm-up");
-      backend.run(call, opts.warmup, nullptr, nullptr);
+      const double per_iter = paced_warmup(opts, call, backend, control, watchdog, what);
 
       // Offsets measured per case: hosts' clocks drift apart by parts per million, which over a long
       // sweep is more than the lateness worth telling. Processes on one machine need no measuring.
+      // A backend that records no arrivals needs no offsets (the nccl backend times on the GPU).
       watchdog.note(what + ", clock sync");
       if (!clock_domains)
-        clock_domains = control.size() > 1 ? control.all_gather_strings(machine_id()) : std::vector<std::string>{};
+        clock_domains = control.size() > 1 && backend.records_arrivals() ? control.all_gather_strings(machine_id())
+                                                                          : std::vector<std::string>{};
       const ClockSync clocks =
           clock_domains->empty() ? ClockSync{} : sync_clocks(control, *clock_domains, kClockSyncRounds);
       watchdog.note(what + ", timed iterations");
@@ -115,10 +150,10 @@ std::vector<SkippedSizes> run_sweep(const Plan& plan, const RunOptions& opts, Ba
       std::vector<double> starts;
       CpuWaitMeter cpu_wait;
       cpu_wait.start();
-      const StopReason stop = timed_loop(opts, call, backend, control, samples, starts);
+      const StopReason stop = timed_loop(opts, call, backend, control, watchdog, what, per_iter, samples, starts);
       const double wait_share = cpu_wait.stop();
 
-      watchdog.note(what + ", result check");
+      watchdog.arm(what + ", result check", opts.timeout_s);
       auto wrong = check_pass(opts, call, index, backend, control);
 
       // Gather [process][local rank][iteration] on rank 0; every process ran the same count.

@@ -123,7 +123,14 @@ void add_run_options(CLI::App& run, RunOptions& o, std::map<std::string, std::st
                  "rank i of every node, all rails at once)")
       ->default_str("world");
   run.add_option("-g,--ngpus", o.gpus, "GPUs driven by each process (nccl backend)")->capture_default_str();
-  run.add_option("--timeout", o.timeout_s, "Seconds one case may take before the run is ended as hung")
+  run.add_option("-G,--cudagraph", o.graph_calls,
+                 "nccl backend: capture N calls in one CUDA graph per GPU and time graph launches, each sample one "
+                 "launch's time / N (no per-call launch cost). nccl-tests' -G counts launches of one graph of -n calls "
+                 "instead: both time -n x N calls. 0: no graphs")
+      ->capture_default_str();
+  run.add_option("--timeout", o.timeout_s,
+                 "Seconds one step of a case (set-up, a batch of iterations, the check) may take before the run is "
+                 "ended as hung; batches are cut to a quarter of it")
       ->capture_default_str();
   run.add_option("--json", o.json_path, "Write the results document here (cases are appended to FILE.partial as "
                                         "they finish)");
@@ -187,6 +194,8 @@ void finish_run_options(RunOptions& o, std::map<std::string, std::string>& raw) 
   if (o.warmup < 0) throw UsageError("-w must not be negative");
   if (o.check_iters < 0) throw UsageError("-c must not be negative");
   if (o.gpus < 1) throw UsageError("-g must be at least 1");
+  if (o.graph_calls < 0 || o.graph_calls > 4096)
+    throw UsageError(fmt::format("-G {}: calls per CUDA graph must be 0 (no graphs) to 4096", o.graph_calls));
   if (!(o.timeout_s > 0)) throw UsageError("--timeout must be a positive number of seconds");
   if (const std::string& how = raw["rank-reduce"]; !how.empty() && !parse_rank_reduce(how, &o.rank_reduce))
     throw UsageError(fmt::format("--rank-reduce '{}': use mean, max, min or rank0", how));

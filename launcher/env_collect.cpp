@@ -26,6 +26,8 @@
 #if COLLBENCH_WITH_NCCL
 #include <cuda_runtime.h>
 #include <nccl.h>
+
+#include "bench/nccl_backend.h"  // probe_gpus
 #endif
 #if COLLBENCH_WITH_LIBFABRIC
 #include <rdma/fabric.h>
@@ -82,25 +84,14 @@ void add_library_versions(std::map<std::string, std::string>& versions) {
 #endif
 }
 
-int visible_gpus(const std::string& dev_dir) {
+// The GPUs this process sees, and CUDA's error when device files say a GPU is there that CUDA
+// cannot use (a driver/runtime mismatch, a GPU off the bus).
+GpuProbe visible_gpus(const std::string& dev_dir) {
 #if COLLBENCH_WITH_NCCL
-  (void)dev_dir;
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return n;
+  return probe_gpus(dev_dir);
 #else
-  int n = 0;
-  std::error_code ec;
-  for (fs::directory_iterator it(dev_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.size() > 6 && name.rfind("nvidia", 0) == 0 &&
-        std::all_of(name.begin() + 6, name.end(), [](unsigned char c) { return std::isdigit(c); }))
-      ++n;
-  }
-  return n;
+  const int files = nvidia_device_file_count(dev_dir);
+  return GpuProbe{files, "", files > 0};
 #endif
 }
 
@@ -220,7 +211,9 @@ report::RankEnv collect_local_env(int rank, const CollectOptions& options) {
     std::this_thread::sleep_for(options.efa_retry_interval);
     e.efa_devices = count_efa_devices(options.infiniband_dir);
   }
-  e.gpus_visible = visible_gpus(options.dev_dir);
+  const GpuProbe gpus = visible_gpus(options.dev_dir);
+  e.gpus_visible = gpus.count;
+  if (gpu_unusable(gpus)) e.gpu_error = gpus.cuda_error;
   return e;
 }
 

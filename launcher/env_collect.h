@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench/control.h"
+#include "bench/gpu_probe.h"
 #include "reports/env/env_facts.h"
 
 #include "launcher/nccl_capture.h"
@@ -25,7 +26,7 @@ struct CollectOptions {
   std::string infiniband_dir = "/sys/class/infiniband";
   std::string shm_dir = "/dev/shm";
   std::string proc_mounts = "/proc/mounts";
-  std::string dev_dir = "/dev";
+  std::string dev_dir = device_dir();
   // The EFA installer's record of itself; "": $COLLBENCH_EFA_INSTALLED_PACKAGES, else /opt/amazon/efa_installed_packages.
   std::string efa_installed_packages;
 };

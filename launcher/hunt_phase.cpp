@@ -294,6 +294,9 @@ PhaseResult hunt_phase(Control& control, const HuntPhaseSpec& spec) {
   }
   watchdog.arm("reading the EFA counters", opts.timeout_s);
   const report::CounterReport efa = efa_watch.finish(control);
+  // Communicator teardown waits on the peers (ncclCommFinalize): a step under the watchdog too.
+  watchdog.arm("teardown: releasing the backend", opts.timeout_s);
+  choice.backend.reset();
   watchdog.disarm();
 
   PhaseResult out;

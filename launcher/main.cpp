@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/backend_factory.h"
 #include "bench/errors.h"
 #include "launcher/agree.h"
 #include "launcher/cli.h"
 #include "launcher/commands.h"
 #include "launcher/join_watch.h"
+#include "launcher/nccl_capture.h"
 #include "launcher/stop_signals.h"
 
 namespace {
@@ -70,6 +72,11 @@ int main(int argc, char** argv) {
   // NCCL_CONF_FILE into the environment without overwriting (src/misc/param.cc). Before any thread
   // (MPI's, NCCL's) can read the environment.
   setenv("NCCL_COMM_BLOCKING", "1", 1);
+  // NCCL_DEBUG* for the capture of NCCL's INFO log, set before MPI_Init starts threads that may read
+  // the environment while it is written.
+  if ((cmd.kind == Kind::Run || cmd.kind == Kind::Preflight) && collbench::built_with_nccl() &&
+      cmd.run.backend != collbench::BackendKind::Mpi)
+    collbench::prepare_nccl_debug_capture(collbench::default_nccl_capture_dir());
   // Before MPI_Init starts any thread: every thread then leaves the stop signals to ours.
   collbench::start_stop_signal_thread();
   int provided = 0;

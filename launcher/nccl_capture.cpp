@@ -21,6 +21,12 @@ std::string nccl_log_path(const std::string& dir, const std::string& host, int p
   return fmt::format("{}/collbench-nccl.{}.{}.log", dir, h, pid);
 }
 
+std::string default_nccl_capture_dir() {
+  std::error_code ec;
+  const fs::path tmp = fs::temp_directory_path(ec);
+  return ((ec ? fs::path("/tmp") : tmp) / "collbench-nccl").string();
+}
+
 void prepare_nccl_debug_capture(const std::string& dir) {
   if (std::getenv("NCCL_DEBUG") != nullptr) return;  // the user's own settings win
   // NCCL writes to stdout when it cannot open the file: better no capture than a flooded terminal.

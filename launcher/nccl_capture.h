@@ -17,7 +17,10 @@ inline constexpr const char* kNcclCaptureVar = "COLLBENCH_NCCL_DEBUG_CAPTURE";
 // NCCL_DEBUG_SUBSYS=INIT,NET and NCCL_DEBUG_FILE=<dir>/collbench-nccl.%h.%p.log, and remembers
 // <dir> in COLLBENCH_NCCL_DEBUG_CAPTURE for read_nccl_debug_capture(). INIT,NET keep the log to
 // start-up lines, so the benchmark itself is not slowed.
+// main() calls it before MPI_Init, so nothing reads the environment while it is written.
 void prepare_nccl_debug_capture(const std::string& dir);
+// <temp dir>/collbench-nccl.
+std::string default_nccl_capture_dir();
 
 // After NCCL initialised: parses this process's log file and removes it. nullopt when no capture
 // was prepared or the file is missing; never throws.

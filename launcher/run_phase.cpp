@@ -49,8 +49,8 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
 
   // Environment facts come first: after NCCL starts, aws-ofi-nccl sets variables in-process.
   report::RankEnv env = collect_local_env(rank);
+  // The capture itself was set up in main(), before MPI_Init (prepare_nccl_debug_capture).
   const bool may_use_nccl = built_with_nccl() && opts.backend != BackendKind::Mpi;
-  if (may_use_nccl) prepare_nccl_debug_capture((std::filesystem::temp_directory_path() / "collbench-nccl").string());
 
   auto record = std::make_shared<Record>();
   std::atomic<bool> measuring = false;
@@ -130,9 +130,10 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
     header.started_at = now_utc();
     header.argv = spec.argv;
     header.sweep = {opts.min_bytes, opts.max_bytes, opts.factor, opts.step_bytes, opts.warmup,
-                    opts.iters.adaptive ? "auto" : std::to_string(opts.iters.fixed), opts.check_iters};
+                    opts.iters.adaptive ? "auto" : std::to_string(opts.iters.fixed), opts.check_iters, opts.graph_calls};
     header.rank_reduce = opts.rank_reduce;
     header.notes = plan.notes;
+    for (std::string& note : backend.method_notes()) header.notes.push_back(std::move(note));
   }
   if (int code = agree(control, [&] {
         if (rank == 0 && !opts.json_path.empty()) {
@@ -188,6 +189,10 @@ PhaseResult run_phase(Control& control, const RunPhaseSpec& spec) {
   if (progress) std::fputs("\r\033[K", stderr);
   watchdog.arm("reading the EFA counters", opts.timeout_s);
   const report::CounterReport efa = efa_watch.finish(control);
+  // Communicator teardown waits on the peers (ncclCommFinalize): a step under the watchdog too.
+  watchdog.arm("teardown: releasing the backend", opts.timeout_s);
+  group_backend.reset();
+  choice.backend.reset();
   watchdog.disarm();
 
   PhaseResult out;

@@ -43,6 +43,7 @@ json to_json(const RunHeader& h) {
         {"warmup", s.warmup},
         {"iters", s.iters},
         {"check_iters", s.check_iters},
+        {"cudagraph_calls", s.graph_calls},
         {"rank_reduce", rank_reduce_name(h.rank_reduce)}}},
       {"notes", h.notes},
   };

@@ -51,6 +51,7 @@ struct SweepInfo {
   int warmup = 0;
   std::string iters;  // "20" or "auto"
   int check_iters = 1;
+  int graph_calls = 0;  // -G: calls captured in one CUDA graph per timed launch (0: none)
 };
 
 struct RunHeader {

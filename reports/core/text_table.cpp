@@ -53,8 +53,8 @@ std::string render_preamble(const RunHeader& h) {
       s.step_bytes > 0 ? fmt::format("{}(bytes)", s.step_bytes) : fmt::format("{:g}(factor)", s.factor);
   out += fmt::format(
       "# nThread 1 nGpus {} minBytes {} maxBytes {} step: {} warmup iters: {} iters: {} agg iters: 1 validation: {} "
-      "graph: 0\n",
-      w.gpus_per_process, s.min_bytes, s.max_bytes, step, s.warmup, s.iters, s.check_iters > 0 ? 1 : 0);
+      "graph: {}\n",
+      w.gpus_per_process, s.min_bytes, s.max_bytes, step, s.warmup, s.iters, s.check_iters > 0 ? 1 : 0, s.graph_calls);
   out += "#\n# Using devices\n";
   for (const auto& r : w.rank_info)
     out += fmt::format("#  Rank {:>2} Group  0 Pid {:>6} on {:>10} device {:>2} [{}] {}\n", r.rank, r.pid, r.host,

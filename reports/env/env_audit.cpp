@@ -400,6 +400,19 @@ void gpu_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding>& 
     out.push_back(pass("GPU_COUNT_OK", fmt::format("every host sees {} GPUs ({} has {})", expected, type, expected)));
 }
 
+// Whatever the backend: a GPU the driver shows and CUDA cannot use is a broken node, and on
+// --backend auto it is why the run measured host MPI instead of NCCL.
+void gpu_error_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding>& out) {
+  std::map<std::string, Ranks> by_error;
+  for (const auto* r : rs)
+    if (!r->gpu_error.empty()) by_error[r->gpu_error].push_back(r);
+  for (const auto& [error, ranks] : by_error)
+    out.push_back(make("CUDA_ERROR", Tag::Fail, Priority::P0,
+                       fmt::format("GPU device files present but CUDA sees no GPU on {}: {}{}", where(ranks), error,
+                                   ctx.backend == "nccl" ? "" : "; this run measured host MPI, not NCCL"),
+                       ref::kHardware, on_nodes(ranks)));
+}
+
 void debug_checks(const Ranks& rs, const AuditContext& ctx, std::vector<Finding>& out) {
   if (ctx.backend != "nccl") return;
   Ranks verbose;
@@ -450,6 +463,7 @@ std::vector<Finding> audit_environment(const std::vector<RankEnv>& ranks, const 
   efa_checks(rs, ctx, out);
   plugin_checks(rs, ctx, out);
   gpu_checks(rs, ctx, out);
+  gpu_error_checks(rs, ctx, out);
   debug_checks(rs, ctx, out);
 
   std::vector<std::pair<int, NcclLogFacts>> logs;

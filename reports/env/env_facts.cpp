@@ -63,6 +63,7 @@ nlohmann::json to_json(const RankEnv& e) {
           {"shm_type", e.shm_type},
           {"efa_devices", e.efa_devices},
           {"gpus_visible", e.gpus_visible},
+          {"gpu_error", e.gpu_error},
           {"nccl_log", e.nccl_log ? log_to_json(*e.nccl_log) : nlohmann::json()}};
 }
 
@@ -80,6 +81,7 @@ RankEnv rank_env_from_json(const nlohmann::json& j) {
   e.shm_type = j.value("shm_type", "");
   e.efa_devices = j.value("efa_devices", 0);
   e.gpus_visible = j.value("gpus_visible", 0);
+  e.gpu_error = j.value("gpu_error", std::string());
   if (j.contains("nccl_log") && j.at("nccl_log").is_object()) e.nccl_log = log_from_json(j.at("nccl_log"));
   return e;
 }

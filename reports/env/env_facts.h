@@ -42,6 +42,7 @@ struct RankEnv {
   std::string shm_type;                     // tmpfs, ...
   int efa_devices = 0;
   int gpus_visible = 0;
+  std::string gpu_error;  // CUDA's error where /dev/nvidia* exist and CUDA sees no GPU; "" otherwise
   std::optional<NcclLogFacts> nccl_log;
 };
 

@@ -162,6 +162,23 @@ TEST_F(E2E, HungRankIsNamedAndTheResultsSoFarAreKept) {
   EXPECT_EQ(doc["verdict"]["exit_code"], 1);
 }
 
+// A fixed -n whose calls together take longer than --timeout is measured in pieces, each under the
+// watchdog, not called a hang. The test above is its power test: a rank that stops is still named
+// within --timeout.
+TEST_F(E2E, FixedCountLongerThanTheTimeoutIsMeasuredNotCalledAHang) {
+  const fs::path jpath = dir_ / "long.json";
+  const Result r = run(2, "run --ops all_reduce -b 128M -e 128M -n 80 -w 2 -c 0 --placement out --no-progress "
+                          "--timeout 2 --json " + jpath.string());
+  const json doc = json::parse(slurp(jpath));
+  for (const auto& f : doc["findings"]) EXPECT_NE(f["code"], "COLLECTIVE_HANG") << describe(r);
+  EXPECT_EQ(doc["complete"], true) << describe(r);
+  ASSERT_EQ(doc["cases"].size(), 1u);
+  const auto& t = doc["cases"][0]["time_us"];
+  EXPECT_EQ(t["samples"], 80);
+  // The property was exercised: the 80 timed calls alone took longer than --timeout.
+  EXPECT_GT(t["mean"].get<double>() * 80, 2e6) << t.dump();
+}
+
 TEST_F(E2E, KilledRankIsNamedAndTheResultsSoFarAreKept) {
   const fs::path jpath = dir_ / "kill.json";
   const Result r = run(3, "run --ops all_reduce -b 8 -e 64 -f 8 -n 2 --no-progress --inject kill:1:2 --json " +

@@ -433,6 +433,14 @@ PY
   export -f time_ratio
   step time_ratio 20 time_ratio "$out/nccl_tests_run.txt" "$out/collbench_run.json"
   sed 's/^/    | /' "$out/time_ratio.txt" 2>/dev/null
+  # The same with CUDA graphs: nccl-tests' -G 15 launches a graph of 20 calls 15 times, collbench's
+  # -n 20 -G 15 launches graphs of 15 calls 20 times; both time 300 calls.
+  step nccl_tests_graph_run 30 env "LD_LIBRARY_PATH=$nccl_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    "$nt_build/all_reduce_perf" "${compare_sizes[@]}" -g 1 -G 15
+  step collbench_graph_run 30 "${exe[@]}" "$collbench" run "${run_args[@]}" --ops all_reduce --placement out \
+    "${compare_sizes[@]}" -G 15 --json "$out/collbench_graph_run.json"
+  step graph_time_ratio 20 time_ratio "$out/nccl_tests_graph_run.txt" "$out/collbench_graph_run.json"
+  sed 's/^/    | /' "$out/graph_time_ratio.txt" 2>/dev/null
 fi
 
 # ncclCommSplit: one group per node (here one node of one GPU).
@@ -440,6 +448,8 @@ sweep split 45 --scope node --ops all_reduce,all_to_all -b 1M -e 64M -f 4
 # Every op and datatype: 6 ops x 10 types x 7 sizes (8 B to 16 MiB) x 2 placements = 840 cases,
 # few iterations: correctness across types, not bandwidth.
 sweep sweep_all 90 --ops all -d all -b 8 -e 16M -f 8 -w 1 -n 3
+# -G: every op captured in CUDA graphs of 10 calls; the check runs one call outside them.
+sweep graph 45 --ops all -b 8 -e 16M -f 8 -w 2 -n 5 -G 10
 
 # --- summary -------------------------------------------------------------------------------------
 find "$out" -maxdepth 1 -name '*.txt' -empty -delete

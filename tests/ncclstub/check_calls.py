@@ -8,7 +8,9 @@ recvBuff + shift + recvInplaceOffset * rank. The per-op byte counts and in-place
 each test's getCollByteCount (all_gather.cu, reduce_scatter.cu, alltoall.cu, ...); the peers those
 of sendrecv.cu (send to rank+1, receive from rank-1) and alltoall.cu (one send and one receive per
 peer, block `peer` of each buffer). Timed batches (a CUDA event record after each call) must walk
-the slots 0, 1, 2, ... exactly; untimed calls restart at 0 or take the next slot.
+the slots 0, 1, 2, ... exactly; untimed calls restart at 0 or take the next slot. A launch of a
+CUDA graph of N calls (-G N) runs iterations 0 .. N-1 of nccl-tests' capture: slots 0, 1, ... N-1
+modulo steps, every launch all N.
 
   check_calls.py LOGDIR RESULT.json ROOT   errors on stderr, exit 1 when any
   check_calls.py --self-test               the checker catches planted faults (exit 1 if not)
@@ -53,6 +55,7 @@ class Checker:
         self.root = root
         self.errors = []
         self.seen = set()  # (json op, count, placement, group size)
+        self.a2a = {}  # (comm, count, type) -> {placement: primitive} of all_to_all calls
 
     def err(self, where_, msg):
         if len(self.errors) < 40:
@@ -120,14 +123,26 @@ class Checker:
             self.err(name, f"{op} rank {rank}: slot {slot} beyond steps {steps} (maxbytes {cap} / {total})")
         placement = "in" if inplace else "out"
         self.seen.add((JSON_OP[op], count, placement, n))
+        if JSON_OP[op] == "all_to_all":
+            self.a2a.setdefault((c0["comm"], count, c0["type"]), {})[placement] = op
         return (c0["comm"], rank, op, count, c0["type"], placement), slot, steps
 
+    def check_primitives(self):
+        """The two placements of one all_to_all case reach NCCL through the same primitive."""
+        for (comm, count, _), by_placement in sorted(self.a2a.items()):
+            if len(set(by_placement.values())) > 1:
+                self.err(f"comm {comm}", f"all_to_all count {count}: out of place by {by_placement.get('out')}, in place "
+                                         f"by {by_placement.get('in')}; the columns compare only with one primitive")
+
     def check_process(self, name, lines):
+        recording = set()  # devices whose events time iterations
         allocs, first_event = {}, {}
         group = {}  # rank -> calls since the last group line
         pending = {}  # dev -> (key, slot, steps, rank) of the last unit, not yet known timed or not
         batch_k = {}  # dev -> index of the next timed call in the current batch
         last = {}  # (dev) -> (key, slot) of the previous unit
+        graph = {}  # dev -> [calls run, calls captured] of the graph launch being run
+        launches = {}  # dev -> graph launches since the last event record
 
         def resolve(dev, timed):
             p = pending.pop(dev, None)
@@ -156,8 +171,30 @@ class Checker:
                 first_event = {}
             elif kind == "event":
                 first_event.setdefault(f["dev"], f["ev"])
+            elif kind == "graph":
+                dev = f["dev"]
+                if dev in graph:
+                    self.err(name, f"a CUDA graph launch on device {dev} ran {graph[dev][0]} of its "
+                                   f"{graph[dev][1]} calls before the next launch")
+                resolve(dev, False)
+                if int(f["calls"]) > 0:
+                    graph[dev] = [0, int(f["calls"])]
+                launches[dev] = launches.get(dev, 0) + 1
             elif kind == "record":
                 dev = f["dev"]
+                if dev in graph:
+                    self.err(name, f"a CUDA graph launch on device {dev} ran {graph[dev][0]} of its "
+                                   f"{graph[dev][1]} calls before the next event")
+                    del graph[dev]
+                if launches.get(dev, 0) > 1 and first_event.get(dev) != f["ev"]:
+                    self.err(name, f"{launches[dev]} CUDA graph launches on device {dev} between two events: "
+                                   f"each sample times one")
+                launches[dev] = 0
+                recording.add(dev)
+                if len(recording) > 1:
+                    self.err(name, f"events recorded on devices {sorted(recording)}: one GPU per process times "
+                                   f"the iterations, so -g N adds no N event records to each call")
+                    recording = {dev}
                 if first_event.get(dev) == f["ev"]:  # events[0]: a timed batch starts
                     resolve(dev, False)
                     batch_k[dev] = 0
@@ -169,12 +206,24 @@ class Checker:
                 for (_, _), calls in group.items():
                     dev = calls[0]["dev"]
                     got = self.unit(name, calls, allocs)
-                    if got:
+                    if got and dev in graph:
+                        key, slot, steps = got
+                        k = graph[dev][0]
+                        if slot != k % steps:
+                            self.err(name, f"{key[2]} rank {key[1]} count {key[3]}: call {k} of a CUDA graph on slot "
+                                           f"{slot}, startColl's iter % steps is {k % steps} (steps {steps})")
+                        last[dev] = (key, slot)
+                        graph[dev][0] += 1
+                        if graph[dev][0] == graph[dev][1]:
+                            del graph[dev]
+                    elif got:
                         resolve(dev, False)
                         pending[dev] = got
                 group = {}
         for dev in list(pending):
             resolve(dev, False)
+        for dev, (ran, captured) in graph.items():
+            self.err(name, f"a CUDA graph launch on device {dev} ran {ran} of its {captured} calls")
 
     def check_json(self, path):
         with open(path) as fh:
@@ -202,9 +251,17 @@ def check(logdir, result, root):
     for path in files:
         with open(path) as fh:
             ch.check_process(path, fh.read().splitlines())
+    ch.check_primitives()
     if result:
         ch.check_json(result)
     return ch.errors
+
+
+GRAPH_CALLS = """call comm=1 dev=0 rank=0 nranks=2 op=all_gather count=8 type=7 red=0 root=-1 peer=-1 send=1+0 recv=2+0 inplace=0 blocking=1
+group comm=1 calls=1
+call comm=1 dev=0 rank=0 nranks=2 op=all_gather count=8 type=7 red=0 root=-1 peer=-1 send=1+64 recv=2+64 inplace=0 blocking=1
+group comm=1 calls=1
+"""
 
 
 def self_test():
@@ -225,12 +282,29 @@ call comm=1 dev=0 rank=0 nranks=2 op=send count=8 type=7 red=0 root=-1 peer=1 se
 call comm=1 dev=0 rank=0 nranks=2 op=recv count=8 type=7 red=0 root=-1 peer=1 recv=2+0 send=- inplace=0 blocking=1
 group comm=1 calls=2
 """
+    # One timed launch of a graph of two calls (-G 2): slots 0 and 1.
+    good += "record dev=0 ev=1\ngraph dev=0 calls=2\n" + GRAPH_CALLS + "record dev=0 ev=2\n"
     faults = {
+        "a graph's calls all on one slot": ("send=1+64 recv=2+64 inplace=0 blocking=1\ngroup comm=1 calls=1\nrecord dev=0 ev=2\n",
+                                            "send=1+0 recv=2+0 inplace=0 blocking=1\ngroup comm=1 calls=1\nrecord dev=0 ev=2\n"),
+        "a graph launch that runs fewer calls than it captured": ("graph dev=0 calls=2", "graph dev=0 calls=3"),
+        "two graph launches timed as one sample": ("graph dev=0 calls=2\n", "graph dev=0 calls=2\n" + GRAPH_CALLS + "graph dev=0 calls=2\n"),
         "send shifted by its own size (collbench before startColl's shift)": ("send=1+64 recv=2+64", "send=1+32 recv=2+64"),
         "slots wrap early in a timed batch": ("send=1+64 recv=2+64", "send=1+0 recv=2+0"),
         "in place without NCCL's in-place offset": ("send=1+0 recv=2+0 inplace=0", "send=2+0 recv=2+0 inplace=0"),
         "sendrecv to the wrong peer": ("op=send count=8 type=7 red=0 root=-1 peer=1", "op=send count=8 type=7 red=0 root=-1 peer=0"),
         "buffer outside its allocation": ("send=1+64 recv=2+64", "send=? recv=2+64"),
+    }
+    extra = {
+        "events recorded on every GPU of -g 2": "event dev=1 ev=9\nrecord dev=1 ev=9\n",
+        "in-place all_to_all by another primitive than out of place":
+            "call comm=1 dev=0 rank=0 nranks=2 op=alltoall count=8 type=7 red=0 root=-1 peer=-1 send=1+0 recv=2+0 "
+            "inplace=0 blocking=1\ngroup comm=1 calls=1\n"
+            "call comm=1 dev=0 rank=0 nranks=2 op=send count=8 type=7 red=0 root=-1 peer=0 send=2+0 recv=- inplace=0 blocking=1\n"
+            "call comm=1 dev=0 rank=0 nranks=2 op=recv count=8 type=7 red=0 root=-1 peer=0 recv=2+0 send=- inplace=0 blocking=1\n"
+            "call comm=1 dev=0 rank=0 nranks=2 op=send count=8 type=7 red=0 root=-1 peer=1 send=2+32 recv=- inplace=0 blocking=1\n"
+            "call comm=1 dev=0 rank=0 nranks=2 op=recv count=8 type=7 red=0 root=-1 peer=1 recv=2+32 send=- inplace=0 blocking=1\n"
+            "group comm=1 calls=4\n",
     }
     ok = True
     ch = Checker(0)
@@ -242,6 +316,15 @@ group comm=1 calls=2
         assert a in good, what
         ch = Checker(0)
         ch.check_process("planted", good.replace(a, b, 1).splitlines())
+        if not ch.errors:
+            print(f"self-test: not caught: {what}", file=sys.stderr)
+            ok = False
+        else:
+            print(f"caught: {what}: {ch.errors[0]}")
+    for what, lines in extra.items():
+        ch = Checker(0)
+        ch.check_process("planted", (good + lines).splitlines())
+        ch.check_primitives()
         if not ch.errors:
             print(f"self-test: not caught: {what}", file=sys.stderr)
             ok = False

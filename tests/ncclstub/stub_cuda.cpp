@@ -55,9 +55,6 @@ using ncclstub::state;
 
 namespace {
 
-struct Stream {
-  int device;
-};
 struct Event {
   double ms = -1;
   unsigned long long id = 0;  // creation serial, named in the call log
@@ -75,7 +72,12 @@ std::uint64_t gpu_bytes() {
 
 extern "C" {
 
+// NCCLSTUB_DRIVER_MISMATCH=1: the driver is older than the runtime, as after a half-done AMI update.
 cudaError_t cudaGetDeviceCount(int* n) {
+  if (ncclstub::env_int("NCCLSTUB_DRIVER_MISMATCH", 0) != 0) {
+    *n = 0;
+    return cudaErrorInsufficientDriver;
+  }
   *n = ncclstub::env_int("NCCLSTUB_GPUS", 8);
   return cudaSuccess;
 }
@@ -127,15 +129,21 @@ cudaError_t cudaFree(void* p) {
   return cudaSuccess;
 }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned int) {
-  *s = reinterpret_cast<cudaStream_t>(new Stream{state().device});
+  *s = reinterpret_cast<cudaStream_t>(new ncclstub::Stream{state().device});
   return cudaSuccess;
 }
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
-  delete reinterpret_cast<Stream*>(s);
+  auto* stream = reinterpret_cast<ncclstub::Stream*>(s);
+  if (stream != nullptr) delete stream->capture;  // CUDA ends a capture whose stream goes
+  delete stream;
   return cudaSuccess;
 }
-cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+// Waiting on a capturing stream is what CUDA refuses (and what would end its capture).
+cudaError_t cudaStreamQuery(cudaStream_t s) {
+  return s != nullptr && reinterpret_cast<ncclstub::Stream*>(s)->capture != nullptr ? cudaErrorStreamCaptureUnsupported
+                                                                                      : cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t s) { return cudaStreamQuery(s); }
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
   static unsigned long long serial = 0;
   auto* ev = new Event;
@@ -150,7 +158,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t e) {
 }
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
   // A stream recorded from another device than the current one is what CUDA refuses.
-  if (s != nullptr && reinterpret_cast<Stream*>(s)->device != state().device) return cudaErrorInvalidResourceHandle;
+  if (s != nullptr && reinterpret_cast<ncclstub::Stream*>(s)->device != state().device) return cudaErrorInvalidResourceHandle;
   reinterpret_cast<Event*>(e)->ms = ncclstub::now_ms();
   ++state().event_records;
   ncclstub::log_line("record dev=%d ev=%llu", state().device, reinterpret_cast<Event*>(e)->id);
@@ -165,8 +173,14 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t a, cudaEvent_t b) {
 }
 cudaError_t cudaGetLastError() { return cudaSuccess; }
 cudaError_t cudaPeekAtLastError() { return cudaSuccess; }
-const char* cudaGetErrorString(cudaError_t e) { return e == cudaSuccess ? "no error" : "NCCL stub CUDA error"; }
-const char* cudaGetErrorName(cudaError_t e) { return e == cudaSuccess ? "cudaSuccess" : "cudaErrorStub"; }
+const char* cudaGetErrorString(cudaError_t e) {
+  if (e == cudaErrorInsufficientDriver) return "CUDA driver version is insufficient for CUDA runtime version";
+  return e == cudaSuccess ? "no error" : "NCCL stub CUDA error";
+}
+const char* cudaGetErrorName(cudaError_t e) {
+  if (e == cudaErrorInsufficientDriver) return "cudaErrorInsufficientDriver";
+  return e == cudaSuccess ? "cudaSuccess" : "cudaErrorStub";
+}
 cudaError_t cudaRuntimeGetVersion(int* v) {
   *v = CUDART_VERSION;
   return cudaSuccess;

@@ -17,6 +17,7 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdarg>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/ncclstub/stub_state.h"
@@ -107,6 +109,7 @@ struct Op {
   ncclDataType_t type = ncclInt8;
   ncclRedOp_t red = ncclSum;
   int root = -1, peer = -1;
+  cudaStream_t stream = nullptr;
   // init and split
   ncclComm_t* out = nullptr;
   int nranks = 0, rank = 0, color = 0, key = 0;
@@ -558,6 +561,42 @@ ncclResult_t run_calls(const std::shared_ptr<Shared>& shared, std::vector<Op*>& 
   return ncclSuccess;
 }
 
+// A group's calls, one communicator at a time, in the order they first appear in the group.
+ncclResult_t run_group(std::vector<Op>& calls) {
+  std::vector<std::shared_ptr<Shared>> order;
+  for (const Op& o : calls)
+    if (std::find(order.begin(), order.end(), o.comm->shared) == order.end()) order.push_back(o.comm->shared);
+  for (const auto& sh : order) {
+    std::vector<Op*> mine;
+    for (Op& o : calls)
+      if (o.comm->shared == sh) mine.push_back(&o);
+    if (const ncclResult_t r = run_calls(sh, mine); r != ncclSuccess) return r;
+    ncclstub::log_line("group comm=%d calls=%zu", sh->serial, mine.size());
+  }
+  return ncclSuccess;
+}
+
+// Calls on capturing streams go to their graphs (stub_graph.cpp runs them at launch), the others
+// run now; a group on both is refused, as NCCL cannot launch part of a group into a graph.
+ncclResult_t capture_or_run(std::vector<Op>& calls) {
+  std::vector<ncclstub::Graph*> graphs;
+  std::size_t captured = 0;
+  for (const Op& o : calls) {
+    ncclstub::Graph* g = o.stream != nullptr ? reinterpret_cast<ncclstub::Stream*>(o.stream)->capture : nullptr;
+    if (g == nullptr) continue;
+    ++captured;
+    if (std::find(graphs.begin(), graphs.end(), g) == graphs.end()) graphs.push_back(g);
+  }
+  if (captured == 0) return run_group(calls);
+  if (captured != calls.size())
+    return fail(ncclInvalidUsage, "a group with calls on both capturing and non-capturing streams");
+  auto group = std::make_shared<ncclstub::CapturedGroup>();
+  group->run = [calls]() mutable { return static_cast<int>(run_group(calls)); };
+  group->graphs = graphs.size();
+  for (ncclstub::Graph* g : graphs) g->groups.push_back(group);
+  return ncclSuccess;
+}
+
 ncclResult_t flush() {
   std::vector<Op> ops;
   ops.swap(queued);
@@ -572,24 +611,15 @@ ncclResult_t flush() {
     if (const ncclResult_t r = run_inits(inits); r != ncclSuccess) return r;
   if (!splits.empty())
     if (const ncclResult_t r = run_splits(splits); r != ncclSuccess) return r;
-  // Calls, one communicator at a time, in the order they first appear in the group.
-  std::vector<std::shared_ptr<Shared>> order;
+  std::vector<Op> calls;
   for (const Op& o : ops)
-    if (o.kind != Kind::Init && o.kind != Kind::Split && o.kind != Kind::Finalize &&
-        std::find(order.begin(), order.end(), o.comm->shared) == order.end())
-      order.push_back(o.comm->shared);
-  for (const auto& sh : order) {
-    std::vector<Op*> mine;
-    for (Op& o : ops)
-      if (o.kind != Kind::Init && o.kind != Kind::Split && o.kind != Kind::Finalize && o.comm->shared == sh)
-        mine.push_back(&o), nonblocking |= !o.comm->blocking;
-    if (const ncclResult_t r = run_calls(sh, mine); r != ncclSuccess) return r;
-    ncclstub::log_line("group comm=%d calls=%zu", sh->serial, mine.size());
-  }
+    if (o.kind != Kind::Init && o.kind != Kind::Split && o.kind != Kind::Finalize)
+      calls.push_back(o), nonblocking |= !o.comm->blocking;
+  if (const ncclResult_t r = capture_or_run(calls); r != ncclSuccess) return r;
   for (const Op& o : ops)
     if (o.kind == Kind::Finalize) mark_pending(o.comm), nonblocking |= !o.comm->blocking;
   // Test hook: NCCLSTUB_FORCE_INPROGRESS=1 answers in progress for groups of calls whatever the mode.
-  if (!order.empty() && ncclstub::env_int("NCCLSTUB_FORCE_INPROGRESS", 0) != 0) nonblocking = true;
+  if (!calls.empty() && ncclstub::env_int("NCCLSTUB_FORCE_INPROGRESS", 0) != 0) nonblocking = true;
   // A group with a non-blocking communicator returns ncclInProgress (NCCL src/group.cc, ncclGroupEndInternal).
   return nonblocking ? ncclInProgress : ncclSuccess;
 }
@@ -600,7 +630,7 @@ ncclResult_t enqueue(Op o) {
 }
 
 ncclResult_t call(Kind k, const void* send, void* recv, std::size_t count, ncclDataType_t type, ncclRedOp_t red,
-                  int root, int peer, ncclComm_t comm) {
+                  int root, int peer, ncclComm_t comm, cudaStream_t stream) {
   StubComm* c = as_stub(comm);
   if (c == nullptr) return fail(ncclInvalidArgument, std::string(kind_name(k)) + ": invalid communicator");
   if (c->shared == nullptr) return fail(ncclInvalidUsage, std::string(kind_name(k)) + ": communicator not initialized");
@@ -614,6 +644,7 @@ ncclResult_t call(Kind k, const void* send, void* recv, std::size_t count, ncclD
   o.red = red;
   o.root = root;
   o.peer = peer;
+  o.stream = stream;
   return enqueue(o);
 }
 
@@ -732,6 +763,9 @@ ncclResult_t ncclCommCuDevice(const ncclComm_t comm, int* device) {
 ncclResult_t ncclCommFinalize(ncclComm_t comm) {
   StubComm* c = as_stub(comm);
   if (c == nullptr) return fail(ncclInvalidArgument, "finalize: invalid communicator");
+  // NCCLSTUB_HANG_FINALIZE=P: process P never returns from finalize (a peer stuck in teardown).
+  if (ncclstub::env_int("NCCLSTUB_HANG_FINALIZE", -1) == ncclstub::process_index())
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
   Op o;
   o.kind = Kind::Finalize;
   o.comm = c;
@@ -749,35 +783,35 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
 ncclResult_t ncclCommAbort(ncclComm_t comm) { return ncclCommDestroy(comm); }
 
 ncclResult_t ncclAllReduce(const void* s, void* r, size_t count, ncclDataType_t t, ncclRedOp_t op, ncclComm_t comm,
-                           cudaStream_t) {
-  return call(Kind::AllReduce, s, r, count, t, op, -1, -1, comm);
+                           cudaStream_t st) {
+  return call(Kind::AllReduce, s, r, count, t, op, -1, -1, comm, st);
 }
 ncclResult_t ncclReduce(const void* s, void* r, size_t count, ncclDataType_t t, ncclRedOp_t op, int root,
-                        ncclComm_t comm, cudaStream_t) {
-  return call(Kind::Reduce, s, r, count, t, op, root, -1, comm);
+                        ncclComm_t comm, cudaStream_t st) {
+  return call(Kind::Reduce, s, r, count, t, op, root, -1, comm, st);
 }
 ncclResult_t ncclBroadcast(const void* s, void* r, size_t count, ncclDataType_t t, int root, ncclComm_t comm,
-                           cudaStream_t) {
-  return call(Kind::Broadcast, s, r, count, t, ncclSum, root, -1, comm);
+                           cudaStream_t st) {
+  return call(Kind::Broadcast, s, r, count, t, ncclSum, root, -1, comm, st);
 }
 ncclResult_t ncclBcast(void* buff, size_t count, ncclDataType_t t, int root, ncclComm_t comm, cudaStream_t st) {
   return ncclBroadcast(buff, buff, count, t, root, comm, st);
 }
 ncclResult_t ncclReduceScatter(const void* s, void* r, size_t count, ncclDataType_t t, ncclRedOp_t op,
-                               ncclComm_t comm, cudaStream_t) {
-  return call(Kind::ReduceScatter, s, r, count, t, op, -1, -1, comm);
+                               ncclComm_t comm, cudaStream_t st) {
+  return call(Kind::ReduceScatter, s, r, count, t, op, -1, -1, comm, st);
 }
-ncclResult_t ncclAllGather(const void* s, void* r, size_t count, ncclDataType_t t, ncclComm_t comm, cudaStream_t) {
-  return call(Kind::AllGather, s, r, count, t, ncclSum, -1, -1, comm);
+ncclResult_t ncclAllGather(const void* s, void* r, size_t count, ncclDataType_t t, ncclComm_t comm, cudaStream_t st) {
+  return call(Kind::AllGather, s, r, count, t, ncclSum, -1, -1, comm, st);
 }
-ncclResult_t ncclAlltoAll(const void* s, void* r, size_t count, ncclDataType_t t, ncclComm_t comm, cudaStream_t) {
-  return call(Kind::AlltoAll, s, r, count, t, ncclSum, -1, -1, comm);
+ncclResult_t ncclAlltoAll(const void* s, void* r, size_t count, ncclDataType_t t, ncclComm_t comm, cudaStream_t st) {
+  return call(Kind::AlltoAll, s, r, count, t, ncclSum, -1, -1, comm, st);
 }
-ncclResult_t ncclSend(const void* s, size_t count, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t) {
-  return call(Kind::Send, s, nullptr, count, t, ncclSum, -1, peer, comm);
+ncclResult_t ncclSend(const void* s, size_t count, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t st) {
+  return call(Kind::Send, s, nullptr, count, t, ncclSum, -1, peer, comm, st);
 }
-ncclResult_t ncclRecv(void* r, size_t count, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t) {
-  return call(Kind::Recv, nullptr, r, count, t, ncclSum, -1, peer, comm);
+ncclResult_t ncclRecv(void* r, size_t count, ncclDataType_t t, int peer, ncclComm_t comm, cudaStream_t st) {
+  return call(Kind::Recv, nullptr, r, count, t, ncclSum, -1, peer, comm, st);
 }
 
 }  // extern "C"

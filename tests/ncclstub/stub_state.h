@@ -1,9 +1,13 @@
 // State shared by the cudart and NCCL stand-ins (one process; collbench drives them from one thread).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
+#include <memory>
+#include <vector>
 
 namespace ncclstub {
 
@@ -20,6 +24,22 @@ struct State {
   std::uint64_t event_records = 0;
   std::FILE* log = nullptr;
   bool log_opened = false;
+};
+
+// CUDA graphs (stub_graph.cpp): while a stream captures, the NCCL stand-in hands each group of
+// calls to its graph instead of running it; a group runs once every graph holding it is launched.
+struct CapturedGroup {
+  std::function<int()> run;  // the group's calls; an ncclResult_t
+  std::size_t graphs = 0;    // graphs holding it (one per GPU of the group)
+  std::size_t arrived = 0;   // of them, launched since it last ran
+};
+struct Graph {
+  int device;
+  std::vector<std::shared_ptr<CapturedGroup>> groups;
+};
+struct Stream {
+  int device;
+  Graph* capture = nullptr;  // between cudaStreamBeginCapture and cudaStreamEndCapture
 };
 
 State& state();

@@ -37,6 +37,15 @@ TEST(BackendChoice, GpuPresentButUnusableIsNamedInTheHeader) {
   EXPECT_NE(c.reason.find("measuring host MPI instead"), std::string::npos) << c.reason;
 }
 
+TEST(BackendChoice, OnlyAFailingCudaOnAShownGpuIsABrokenNode) {
+  GpuProbe broken{0, "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version", true};
+  EXPECT_TRUE(gpu_unusable(broken));
+  // Hidden on purpose (CUDA_VISIBLE_DEVICES="", a CPU-only job's cgroup): the files stay, CUDA sees none.
+  EXPECT_FALSE(gpu_unusable(GpuProbe{0, "cudaErrorNoDevice: no CUDA-capable device is detected", true}));
+  EXPECT_FALSE(gpu_unusable(GpuProbe{0, broken.cuda_error, false}));  // no device files: no GPU here
+  EXPECT_FALSE(gpu_unusable(GpuProbe{8, "", true}));
+}
+
 TEST(BackendChoice, OneSickProcessAmongGpuProcessesStopsTheRun) {
   const AutoChoice sick = decide_auto(kOldDriver, false, true);
   ASSERT_TRUE(sick.error);

@@ -378,6 +378,29 @@ TEST(EnvAudit, GpuCountMismatch) {
   EXPECT_FALSE(find(fs, "GPU_COUNT_OK"));
 }
 
+// --backend auto on a node whose GPU the driver shows and CUDA cannot use: the run falls back to
+// host MPI, and the verdict must say why, naming the node and CUDA's error.
+TEST(EnvAudit, GpuThatCudaCannotUseIsAFailNamingTheErrorAndTheNode) {
+  auto ranks = cluster();
+  ranks[1].gpus_visible = 0;
+  ranks[1].gpu_error = "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA runtime version";
+  AuditContext ctx = p4d();
+  ctx.backend = "mpi";
+  const auto fs = audit_environment(ranks, ctx);
+  ASSERT_EQ(all(fs, "CUDA_ERROR").size(), 1u);
+  const auto f = find(fs, "CUDA_ERROR");
+  EXPECT_EQ(f->tag, Tag::Fail);
+  EXPECT_EQ(f->priority, Priority::P0);
+  EXPECT_EQ(f->reference, "references/debugging-guide.md \u00a7 7 Node Hardware Failures");
+  EXPECT_TRUE(has(f, "host node-b (rank 8)")) << f->message;
+  EXPECT_TRUE(has(f, "cudaErrorInsufficientDriver")) << f->message;
+  EXPECT_TRUE(has(f, "measured host MPI, not NCCL")) << f->message;
+  EXPECT_EQ(f->subject.hosts, std::vector<std::string>{"node-b"});
+  // A node without GPUs at all (no device files, so no error) is no finding.
+  ranks[1].gpu_error.clear();
+  EXPECT_FALSE(find(audit_environment(ranks, ctx), "CUDA_ERROR"));
+}
+
 TEST(EnvAudit, NarrowedGpuVisibilityIsOnlyAdvisory) {
   auto ranks = cluster();
   ranks[1].gpus_visible = 1;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
 #include <vector>
 
@@ -78,3 +79,18 @@ TEST(Stopping, BatchesEndNearTheTimeCapAndAtTheCount) {
 }
 
 }  // namespace collbench
+
+TEST(Stopping, PacedBatchesFitAQuarterOfTheTimeout) {
+  // Nothing seen yet: one call, to see.
+  EXPECT_EQ(collbench::paced_batch(20, 0.0, 300), 1);
+  // Fits: the whole count at once (the usual case, unchanged).
+  EXPECT_EQ(collbench::paced_batch(20, 0.01, 300), 20);
+  // 1,000 calls of 1 s under --timeout 300: pieces of 75 s.
+  EXPECT_EQ(collbench::paced_batch(1000, 1.0, 300), 75);
+  // A call longer than the quarter still runs, one at a time.
+  EXPECT_EQ(collbench::paced_batch(1000, 200.0, 300), 1);
+  EXPECT_EQ(collbench::paced_batch(1, 500.0, 300), 1);
+  EXPECT_EQ(collbench::paced_batch(0, 1.0, 300), 0);
+  // Adaptive ranks other than 0 ask for "anything": only the pace bounds them.
+  EXPECT_EQ(collbench::paced_batch(INT32_MAX, 0.5, 20), 10);
+}
