@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -12,6 +13,8 @@
 #include "launcher/known_issue_input.h"
 #include "launcher/verdicts.h"
 #include "reports/analyze/analyze_input.h"
+#include "reports/core/json_input.h"
+#include "reports/inspector/inspector_rules.h"
 #include "reports/core/oversubscription.h"
 #include "reports/run/arrival.h"
 #include "reports/run/curve_verdicts.h"
@@ -117,13 +120,40 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
   return v;
 }
 
+// NCCL Inspector logs: every path given is one job's, read together (the same collective is in
+// every rank's file).
+FileVerdict analyze_inspector(const std::vector<std::string>& paths) {
+  namespace insp = report::inspector;
+  insp::Job job;
+  try {
+    job = insp::read_job(paths, [](std::uint64_t n) { std::fprintf(stderr, "reading Inspector logs: %llu records\n",
+                                                                   static_cast<unsigned long long>(n)); });
+  } catch (const report::InputError& e) {
+    throw UsageError(e.what());
+  }
+  FileVerdict v;
+  v.header = fmt::format("# {}: {}", fmt::join(paths, " "), insp::job_summary(job));
+  v.findings = insp::inspector_findings(job);
+  v.document = insp::job_document(job);
+  return v;
+}
+
 }  // namespace
 
 int analyze_command(const Command& cmd) {
   const bool color = use_color(cmd.verdict.color);
   std::vector<Finding> all;
   nlohmann::json last;  // the document of the (only) file, for --json
-  for (const auto& path : cmd.analyze.files) {
+  std::vector<std::string> inspector, others;
+  for (const auto& path : cmd.analyze.files)
+    (report::inspector::is_inspector_path(path) ? inspector : others).push_back(path);
+  if (!inspector.empty()) {
+    FileVerdict v = analyze_inspector(inspector);
+    std::printf("%s\n%s", v.header.c_str(), report::render_findings(v.findings, color).c_str());
+    all.insert(all.end(), v.findings.begin(), v.findings.end());
+    last = std::move(v.document);
+  }
+  for (const auto& path : others) {
     FileVerdict v = analyze_file(path, cmd);
     std::printf("%s\n%s", v.header.c_str(), report::render_findings(v.findings, color).c_str());
     all.insert(all.end(), v.findings.begin(), v.findings.end());

@@ -1,5 +1,6 @@
 #include "launcher/result_input.h"
 #include "launcher/cli.h"
+#include "reports/inspector/inspector_job.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -217,7 +218,9 @@ Command parse_command_line(const std::vector<std::string>& args) {
   } else if (analyze->parsed()) {
     if (cmd.analyze.nodes < 0) throw UsageError("--nodes must be positive");
     if (!cmd.analyze.op.empty()) cmd.analyze.op = canonical_op(cmd.analyze.op, "--op");
-    if (!cmd.analyze.json.empty() && cmd.analyze.files.size() != 1)
+    const bool one_job = std::all_of(cmd.analyze.files.begin(), cmd.analyze.files.end(),
+                                     report::inspector::is_inspector_path);  // Inspector logs: one job
+    if (!cmd.analyze.json.empty() && cmd.analyze.files.size() != 1 && !one_job)
       throw UsageError(fmt::format("--json takes the results of one file, and {} were given; analyze them one at a time",
                                    cmd.analyze.files.size()));
     cmd.kind = Command::Kind::Analyze;

@@ -1,0 +1,107 @@
+// `collbench analyze DIR` on simulated jobs' NCCL Inspector logs (tests/inspector/simulated_job.h):
+// the real binary, 8 and 64 ranks, each planted fault named and nothing else, --json written, and
+// bad input refused with exit 2 naming the file and nothing written.
+#include <nlohmann/json.hpp>
+
+#include "e2e/collbench_process.h"
+#include "tests/inspector/simulated_job.h"
+
+namespace collbench::e2e {
+namespace {
+
+namespace sim = collbench::inspector_sim;
+
+class InspectorAnalyze : public CollbenchTest {
+ protected:
+  // Writes the job, analyzes it; returns the findings of --json, after checking the exit code.
+  nlohmann::json analyze(const sim::JobSpec& spec, int want_code, Result* out = nullptr) {
+    const auto job = dir_ / "logs";
+    fs::remove_all(job);
+    sim::write_job(spec, job.string());
+    const auto json = dir_ / "verdict.json";
+    const Result r = collbench("analyze " + job.string() + " --json " + json.string());
+    EXPECT_EQ(r.code, want_code) << describe(r);
+    if (out) *out = r;
+    if (!fs::exists(json)) return nlohmann::json::array();
+    const auto doc = nlohmann::json::parse(slurp(json));
+    EXPECT_EQ(doc["schema"], "collbench.inspector/1");
+    return doc["findings"];
+  }
+  static std::vector<nlohmann::json> problems(const nlohmann::json& findings) {
+    std::vector<nlohmann::json> p;
+    for (const auto& f : findings)
+      if (f["tag"] == "FAIL" || f["tag"] == "WARN") p.push_back(f);
+    return p;
+  }
+};
+
+sim::JobSpec job(int hosts, int gpus, sim::Fault fault) {
+  sim::JobSpec s;
+  s.hosts = hosts, s.gpus = gpus, s.fault = fault;
+  return s;
+}
+
+TEST_F(InspectorAnalyze, HealthyJobsPass) {
+  for (auto [hosts, gpus] : {std::pair{4, 2}, std::pair{8, 8}}) {
+    Result r;
+    const auto f = analyze(job(hosts, gpus, sim::Fault::None), 0, &r);
+    EXPECT_TRUE(problems(f).empty()) << describe(r);
+    EXPECT_NE(r.out.find("[PASS] INSPECTOR_HEALTHY"), std::string::npos) << describe(r);
+    EXPECT_NE(r.out.find("NCCL Inspector v4.0"), std::string::npos) << describe(r);
+  }
+}
+
+TEST_F(InspectorAnalyze, NamesEachPlantedFaultAndNothingElse) {
+  struct Case {
+    int hosts, gpus;
+    sim::Fault fault;
+    int code;
+    const char* finding;
+    const char* host;
+  };
+  for (const Case c : {Case{4, 2, sim::Fault::LateRank, 0, "LATE_RANK", "node-002"},
+                       Case{8, 8, sim::Fault::LateRank, 0, "LATE_RANK", "node-002"},
+                       Case{4, 2, sim::Fault::SlowNode, 3, "STRAGGLER_NODE", "node-001"},
+                       Case{8, 8, sim::Fault::SlowNode, 3, "STRAGGLER_NODE", "node-001"},
+                       Case{4, 2, sim::Fault::Hang, 3, "COLLECTIVES_STOPPED", "node-002"},
+                       Case{8, 8, sim::Fault::Hang, 3, "COLLECTIVES_STOPPED", "node-002"}}) {
+    auto s = job(c.hosts, c.gpus, c.fault);
+    s.fault_rank = 2 * c.gpus + 1;  // on node-002
+    Result r;
+    const auto p = problems(analyze(s, c.code, &r));
+    ASSERT_EQ(p.size(), 1u) << describe(r);
+    EXPECT_EQ(p[0]["code"], c.finding) << describe(r);
+    EXPECT_EQ(p[0]["subject"]["hosts"], nlohmann::json::array({c.host})) << describe(r);
+    EXPECT_NE(r.out.find(c.finding), std::string::npos);
+  }
+}
+
+TEST_F(InspectorAnalyze, BadInputExitsTwoNamingTheFile) {
+  sim::JobSpec s;
+  s.collectives = 5;
+  const auto a = dir_ / "a", b = dir_ / "b", v5 = dir_ / "v5";
+  sim::write_job(s, a.string());
+  sim::write_job(s, b.string());
+  s.version = "v5.0";
+  sim::write_job(s, v5.string());
+  const auto json = dir_ / "out.json";
+  struct Bad {
+    std::string args, names, says;
+  };
+  std::ofstream((dir_ / "other").string()) << "{\"header\":{},\"metadata\":{}}\n";
+  for (const Bad& bad : {Bad{a.string() + " " + b.string(), b.string(), "more than one job"},
+                         Bad{v5.string(), v5.string(), "'v5.0' is not one collbench reads"}}) {
+    const Result r = collbench("analyze " + bad.args + " --json " + json.string());
+    EXPECT_EQ(r.code, 2) << describe(r);
+    EXPECT_NE(r.err.find(bad.names), std::string::npos) << describe(r);
+    EXPECT_NE(r.err.find(bad.says), std::string::npos) << describe(r);
+    EXPECT_FALSE(fs::exists(json));
+  }
+  fs::copy_file(dir_ / "other", a / "zz-other.log");
+  const Result r = collbench("analyze " + a.string());
+  EXPECT_EQ(r.code, 2) << describe(r);
+  EXPECT_NE(r.err.find("zz-other.log': not NCCL Inspector output"), std::string::npos) << describe(r);
+}
+
+}  // namespace
+}  // namespace collbench::e2e
