@@ -92,7 +92,7 @@ class LineSource {
   };
   std::string path_;
   std::unique_ptr<std::FILE, Closer> fp_;
-  std::vector<char> buf_ = std::vector<char>(1 << 16);
+  std::vector<char> buf_ = std::vector<char>(1 << 15);  // grows for a longer line
   std::size_t pos_ = 0, len_ = 0;
   std::uint64_t line_no_ = 0;
   bool eof_ = false, done_ = false, truncated_ = false;

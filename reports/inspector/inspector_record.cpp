@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace collbench::report::inspector {
@@ -27,10 +28,15 @@ struct Cursor {
 // matters for comm names and host names with quotes in them.
 bool read_string(Cursor& c, std::string_view& out) {
   const char* start = c.p;
-  while (c.p < c.end && *c.p != '"') c.p += (*c.p == '\\') ? 2 : 1;
-  if (c.p >= c.end) return false;
-  out = std::string_view(start, static_cast<std::size_t>(c.p - start));
-  ++c.p;
+  for (;;) {
+    const char* q = static_cast<const char*>(std::memchr(c.p, '"', static_cast<std::size_t>(c.end - c.p)));
+    if (!q) return false;
+    std::size_t slashes = 0;  // an odd run of backslashes escapes the quote
+    for (const char* b = q; b > start && b[-1] == '\\'; --b) ++slashes;
+    c.p = q + 1;
+    if (slashes % 2 == 0) break;
+  }
+  out = std::string_view(start, static_cast<std::size_t>(c.p - 1 - start));
   return true;
 }
 

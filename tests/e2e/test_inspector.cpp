@@ -76,6 +76,31 @@ TEST_F(InspectorAnalyze, NamesEachPlantedFaultAndNothingElse) {
   }
 }
 
+// 1,024 ranks (128 hosts x 8), 40 collectives five seconds apart: enough for every rule.
+TEST_F(InspectorAnalyze, ThousandRanks) {
+  struct Case {
+    sim::Fault fault;
+    int code;
+    const char* finding;
+  };
+  for (const Case c : {Case{sim::Fault::None, 0, ""}, Case{sim::Fault::LateRank, 0, "LATE_RANK"},
+                       Case{sim::Fault::SlowNode, 3, "STRAGGLER_NODE"}, Case{sim::Fault::Hang, 3, "COLLECTIVES_STOPPED"}}) {
+    auto s = job(128, 8, c.fault);
+    s.collectives = 40, s.interval_s = 5, s.hang_after = 20;
+    s.fault_rank = 8 * 77 + 3, s.fault_host = 77;
+    Result r;
+    const auto p = problems(analyze(s, c.code, &r));
+    if (c.fault == sim::Fault::None) {
+      EXPECT_TRUE(p.empty()) << describe(r);
+      EXPECT_NE(r.out.find("[PASS] INSPECTOR_HEALTHY"), std::string::npos) << describe(r);
+      continue;
+    }
+    ASSERT_EQ(p.size(), 1u) << describe(r);
+    EXPECT_EQ(p[0]["code"], c.finding) << describe(r);
+    EXPECT_EQ(p[0]["subject"]["hosts"], nlohmann::json::array({"node-077"})) << describe(r);
+  }
+}
+
 TEST_F(InspectorAnalyze, BadInputExitsTwoNamingTheFile) {
   sim::JobSpec s;
   s.collectives = 5;
