@@ -126,8 +126,11 @@ FileVerdict analyze_inspector(const std::vector<std::string>& paths) {
   namespace insp = report::inspector;
   insp::Job job;
   try {
-    job = insp::read_job(paths, [](std::uint64_t n) { std::fprintf(stderr, "reading Inspector logs: %llu records\n",
-                                                                   static_cast<unsigned long long>(n)); });
+    insp::ReadOptions options;
+    options.progress = [](std::uint64_t n) {
+      std::fprintf(stderr, "reading Inspector logs: %llu records\n", static_cast<unsigned long long>(n));
+    };
+    job = insp::read_job(paths, options);
   } catch (const report::InputError& e) {
     throw UsageError(e.what());
   }

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <numeric>
+#include <set>
 #include <unordered_map>
 
 #include "reports/core/json_input.h"
@@ -124,6 +126,12 @@ std::vector<std::string> expand(const std::vector<std::string>& paths) {
       files.push_back(p);
     }
   }
+  std::set<std::string> seen;  // a directory and a file in it, or one path twice: read once
+  std::erase_if(files, [&](const std::string& f) {
+    std::error_code ec;
+    const auto canon = fs::weakly_canonical(f, ec);
+    return !seen.insert(ec ? f : canon.string()).second;
+  });
   return files;
 }
 
@@ -156,7 +164,7 @@ struct StringHash {
 
 class Joiner {
  public:
-  explicit Joiner(Job& job) : job_(job) {}
+  Joiner(Job& job, std::size_t max_open) : job_(job), max_open_(max_open) {}
 
   void add(const Record& r, int process, const LineSource& src) {
     const int ci = comm_index(r, src);
@@ -169,6 +177,7 @@ class Joiner {
             "run twice into the same directory); give analyze one job's NCCL_INSPECTOR_DUMP_DIR",
             src.path(), r.rank, c.id, job_.processes[static_cast<std::size_t>(t.process)].file));
       t.process = process;
+      links_.emplace_back(c.id, process);
     }
     ++t.records;
     t.last_sn = std::max(t.last_sn, r.sn);
@@ -179,6 +188,10 @@ class Joiner {
     c.max_sn = std::max(c.max_sn, r.sn);
 
     const std::uint64_t key = (static_cast<std::uint64_t>(ci) << 44) | (r.sn & ((1ull << 44) - 1));
+    if (r.sn <= c.closed_upto && !open_.count(key)) {  // its collective was closed without this rank
+      ++c.late_records;
+      return;
+    }
     auto [it, fresh] = open_.try_emplace(key);
     Open& o = it->second;
     if (fresh) {
@@ -196,12 +209,15 @@ class Joiner {
       close(c, o, true);
       open_.erase(it);
     }
-    while (open_.size() > kMaxOpen) evict_oldest();
+    while (open_.size() > max_open_) evict_oldest();
   }
 
   void finish() {
     while (!order_.empty()) evict_oldest();
   }
+
+  // Each (communicator, process) pair the first time it is seen: which processes share one.
+  std::vector<std::pair<std::string, int>> links_;
 
  private:
   int comm_index(const Record& r, const LineSource& src) {
@@ -243,6 +259,7 @@ class Joiner {
   void close(Comm& c, Open& o, bool joined) {
     if (!joined) {
       ++c.partial;
+      c.closed_upto = std::max(c.closed_upto, o.sn);
       return;
     }
     ++c.joined;
@@ -268,6 +285,7 @@ class Joiner {
   }
 
   Job& job_;
+  std::size_t max_open_;
   std::unordered_map<std::string, int, StringHash, std::equal_to<>> comms_;
   std::unordered_map<std::uint64_t, Open, HashKey> open_;
   std::deque<std::uint64_t> order_;
@@ -285,7 +303,38 @@ bool is_inspector_path(const std::string& path) {
   return parse_line(line, r, err) != LineKind::NotInspector;
 }
 
-Job read_job(const std::vector<std::string>& paths, const std::function<void(std::uint64_t)>& progress) {
+namespace {
+
+// The processes that share no communicator, directly or through others, with the first one: a
+// job's processes are all linked (its world communicator, or its data- and tensor-parallel groups).
+void refuse_mixed_jobs(const Job& job, const std::vector<std::pair<std::string, int>>& links) {
+  std::vector<std::size_t> parent(job.processes.size());
+  std::iota(parent.begin(), parent.end(), std::size_t{0});
+  auto root = [&](int process) {
+    auto x = static_cast<std::size_t>(process);
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::unordered_map<std::string, int> first;
+  for (const auto& [comm, process] : links) {
+    auto [it, fresh] = first.try_emplace(comm, process);
+    if (!fresh) parent[static_cast<std::size_t>(root(process))] = root(it->second);
+  }
+  int anchor = -1;
+  for (const auto& [comm, process] : links) {
+    if (anchor < 0) anchor = process;
+    if (root(process) != root(anchor))
+      throw InputError(fmt::format("'{}' shares no communicator with '{}' (nor through the other files): these are "
+                                   "the logs of more than one job; give analyze one job's NCCL_INSPECTOR_DUMP_DIR",
+                                   job.processes[static_cast<std::size_t>(process)].file,
+                                   job.processes[static_cast<std::size_t>(anchor)].file));
+  }
+}
+
+}  // namespace
+
+Job read_job(const std::vector<std::string>& paths, const ReadOptions& options) {
+  const auto& progress = options.progress;
   const std::vector<std::string> files = expand(paths);
   allow_open_files(files.size());
   Job job;
@@ -296,12 +345,13 @@ Job read_job(const std::vector<std::string>& paths, const std::function<void(std
     sources.back().open();
     job.processes.push_back({f, "", 0});
   }
-  Joiner joiner(job);
+  Joiner joiner(job, options.max_open);
   constexpr int kTurnLines = 512;  // lines from one file before the next file's turn
   std::size_t live = sources.size();
   std::uint64_t next_progress = 1u << 22;
   Record r;
   std::string_view line, err;
+  std::set<std::pair<std::string, int>> p2p_seen;
   while (live > 0) {
     live = 0;
     for (std::size_t s = 0; s < sources.size(); ++s) {
@@ -336,8 +386,10 @@ Job read_job(const std::vector<std::string>& paths, const std::function<void(std
         if (job.first_ts_us == 0 || r.dump_ts_us < job.first_ts_us) job.first_ts_us = r.dump_ts_us;
         job.last_ts_us = std::max(job.last_ts_us, r.dump_ts_us);
         ++job.records;
-        if (r.p2p) {
+        if (r.p2p) {  // counted, and its communicator links its processes
           ++job.p2p_records;
+          if (p2p_seen.insert({std::string(r.comm_id), static_cast<int>(s)}).second)
+            joiner.links_.emplace_back(std::string(r.comm_id), static_cast<int>(s));
           continue;
         }
         joiner.add(r, static_cast<int>(s), src);
@@ -350,6 +402,7 @@ Job read_job(const std::vector<std::string>& paths, const std::function<void(std
     }
   }
   joiner.finish();
+  refuse_mixed_jobs(job, joiner.links_);
   for (std::size_t s = 0; s < sources.size(); ++s) {
     if (sources[s].truncated()) job.truncated.push_back(sources[s].path());
     if (job.processes[s].host.empty() && !sources[s].truncated()) job.empty.push_back(sources[s].path());

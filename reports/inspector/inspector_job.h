@@ -46,6 +46,8 @@ struct Comm {
   std::vector<RankTally> ranks;
   std::uint64_t joined = 0;       // collectives every rank reported
   std::uint64_t partial = 0;      // collectives some rank never reported (sampling, a hang, the end)
+  std::uint64_t closed_upto = 0;  // highest coll_sn closed as partial by the window
+  std::uint64_t late_records = 0; // records of collectives already closed as partial (left out)
   double others_exec_us = 0;      // over joined collectives: the others' median exec time, summed
   std::uint64_t first_ts_us = 0, last_ts_us = 0;
   std::uint64_t min_sn = 0, max_sn = 0;
@@ -75,12 +77,17 @@ inline constexpr std::size_t kMaxOpen = 1u << 16;
 // record. Reads nothing more than the first line.
 bool is_inspector_path(const std::string& path);
 
-// Reads the files (directories expanded to the files in them) as one job. Throws InputError naming
-// the file for: a file that is not Inspector output, a format version other than kFormatVersion,
-// a complete line that cannot be read (file and line number), two files claiming the same rank of
-// a communicator or disagreeing on its size (logs of two jobs mixed). A last line without its
-// newline is the file still being written: skipped and listed in `truncated`. `progress` (may be
-// empty) is called now and then with the records read so far.
-Job read_job(const std::vector<std::string>& paths, const std::function<void(std::uint64_t)>& progress = {});
+struct ReadOptions {
+  std::size_t max_open = kMaxOpen;                  // the join window
+  std::function<void(std::uint64_t)> progress = {};  // called now and then with the records read so far
+};
+
+// Reads the files (directories expanded to the files in them; a file named twice is read once) as
+// one job. Throws InputError naming the file for: a file that is not Inspector output, a format
+// version other than kFormatVersion, a complete line that cannot be read (file and line number),
+// two files claiming the same rank of a communicator or disagreeing on its size, processes that
+// share no communicator with the rest (logs of two jobs mixed). A last line without its newline is
+// the file still being written: skipped and listed in `truncated`.
+Job read_job(const std::vector<std::string>& paths, const ReadOptions& options = {});
 
 }  // namespace collbench::report::inspector

@@ -46,7 +46,7 @@ std::uint64_t write_job(const JobSpec& spec, const std::string& dir) {
   const int ranks = spec.hosts * spec.gpus;
   auto host_of = [&](int r) { return r / spec.gpus; };
   std::vector<Comm> comms;
-  std::uint64_t next_id = 0x7f8c496ae9f661ull;  // comm hashes look like the README's
+  std::uint64_t next_id = spec.comm_id_base;  // comm hashes look like the README's
   auto add = [&](std::vector<int> m, int nnodes, std::string coll, std::uint64_t bytes, double bw) {
     comms.push_back({fmt::format("0x{:x}", next_id), std::move(m), nnodes, std::move(coll), bytes, bw});
     next_id += 0x1000193ull * 7919;

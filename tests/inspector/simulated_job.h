@@ -23,6 +23,7 @@ struct JobSpec {
   double slow_share = 0.5;   // SlowNode: its communicators' bandwidth, as a share of the healthy one
   int hang_after = 100;      // Hang: the last coll_sn of the hung rank's communicators
   std::uint64_t seed = 1;
+  std::uint64_t comm_id_base = 0x7f8c496ae9f661ull;  // another job's communicators: another base
   std::string version = "v4.0";
   bool truncate_last = false;  // cut the last line of the first file in half (still being written)
 };

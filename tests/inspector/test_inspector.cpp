@@ -261,6 +261,20 @@ TEST_F(InspectorJob, WindowStaysBounded) {
   EXPECT_LT(job.peak_open, 2000u);  // lockstep reading keeps a few turns' worth open, not the job
 }
 
+// The window's bound holds when it is smaller than the job needs: what does not fit closes as
+// partial, and every collective is counted once.
+TEST_F(InspectorJob, ASmallWindowClosesCollectivesAsPartial) {
+  sim::write_job(spec(4, 2), (dir_ / "job").string());
+  ReadOptions small;
+  small.max_open = 4;
+  const Job job = read_job({(dir_ / "job").string()}, small);
+  std::uint64_t joined = 0, partial = 0;
+  for (const auto& c : job.comms) joined += c.joined, partial += c.partial;
+  EXPECT_LE(job.peak_open, 5u);
+  EXPECT_GT(partial, 0u);
+  EXPECT_EQ(joined + partial, 200u * 7);
+}
+
 void expect_refused(const std::vector<std::string>& paths, const std::string& names, const std::string& says) {
   try {
     read_job(paths);
@@ -278,6 +292,13 @@ TEST_F(InspectorJob, BadInputIsRefusedNamingTheFile) {
   sim::write_job(s, (dir_ / "a").string());
   sim::write_job(s, (dir_ / "b").string());
   expect_refused({(dir_ / "a").string(), (dir_ / "b").string()}, (dir_ / "b").string(), "more than one job");
+
+  auto other = s;
+  other.comm_id_base = 0x1234500000ull;
+  sim::write_job(other, (dir_ / "other").string());
+  expect_refused({(dir_ / "a").string(), (dir_ / "other").string()}, (dir_ / "other").string(),
+                 "shares no communicator");
+  EXPECT_EQ(read_job({(dir_ / "a").string(), (dir_ / "a" / "node-000-pid4000.log").string()}).processes.size(), 4u);
 
   std::ofstream((dir_ / "a" / "notes.txt").string()) << "#  size  count  type\n";
   expect_refused({(dir_ / "a").string()}, "notes.txt", "not NCCL Inspector output");
