@@ -107,6 +107,9 @@ TEST_F(InspectorAnalyze, BadInputExitsTwoNamingTheFile) {
   const auto a = dir_ / "a", b = dir_ / "b", v5 = dir_ / "v5";
   sim::write_job(s, a.string());
   sim::write_job(s, b.string());
+  auto other = s;
+  other.comm_id_base = 0x1234500000ull;  // another job's communicators
+  sim::write_job(other, (dir_ / "other-job").string());
   s.version = "v5.0";
   sim::write_job(s, v5.string());
   const auto json = dir_ / "out.json";
@@ -115,6 +118,8 @@ TEST_F(InspectorAnalyze, BadInputExitsTwoNamingTheFile) {
   };
   std::ofstream((dir_ / "other").string()) << "{\"header\":{},\"metadata\":{}}\n";
   for (const Bad& bad : {Bad{a.string() + " " + b.string(), b.string(), "more than one job"},
+                         Bad{a.string() + " " + (dir_ / "other-job").string(), (dir_ / "other-job").string(),
+                             "shares no communicator"},
                          Bad{v5.string(), v5.string(), "'v5.0' is not one collbench reads"}}) {
     const Result r = collbench("analyze " + bad.args + " --json " + json.string());
     EXPECT_EQ(r.code, 2) << describe(r);
