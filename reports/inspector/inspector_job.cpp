@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -50,7 +51,13 @@ class LineSource {
 
   void open() {
     fp_.reset(std::fopen(path_.c_str(), "rb"));
-    if (!fp_) throw InputError(fmt::format("'{}': cannot open it: {}", path_, std::strerror(errno)));
+    if (!fp_) {
+      const int err = errno;
+      throw InputError(fmt::format("'{}': cannot open it: {}{}", path_, std::strerror(err),
+                                   err == EMFILE ? " (every process's file is open at once: raise `ulimit -n` above "
+                                                   "the number of files)"
+                                                 : ""));
+    }
   }
   void close() { fp_.reset(); }
 

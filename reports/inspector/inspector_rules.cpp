@@ -203,7 +203,14 @@ std::vector<Finding> slow_node_findings(const Job& job) {
 std::vector<Finding> stopped_findings(const Job& job) {
   std::vector<Finding> out;
   const double span = static_cast<double>(job.last_ts_us - job.first_ts_us);
-  if (job.records == 0 || span < 2 * kStopMinUs) return out;  // too short to tell a stop from a pause
+  if (job.records == 0 || span < 2 * kStopMinUs) {  // too short to tell a stop from a pause
+    out.push_back({"INSPECTOR_TOO_LITTLE", Tag::Info, Priority::None,
+                   fmt::format("stopped processes not judged: the logs span {:.1f} minutes, and a stop is told from "
+                               "a pause from {:.0f} minutes on",
+                               span / 60e6, 2 * kStopMinUs / 60e6),
+                   "", Subject::world()});
+    return out;
+  }
   struct ProcTime {
     std::uint64_t first = 0, last = 0, records = 0;
   };

@@ -242,6 +242,7 @@ TEST_F(InspectorJob, TooLittleDataIsInfoNotFail) {
   EXPECT_TRUE(problems(fs).empty()) << codes(fs);
   EXPECT_NE(codes(fs).find("INSPECTOR_TOO_LITTLE"), std::string::npos) << codes(fs);
   EXPECT_EQ(codes(fs).find("INSPECTOR_HEALTHY"), std::string::npos) << codes(fs);
+  EXPECT_NE(codes(fs).find("stopped processes not judged"), std::string::npos) << codes(fs);
 }
 
 TEST_F(InspectorJob, ATruncatedLastLineIsLeftOutAndSaid) {
