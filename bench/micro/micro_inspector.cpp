@@ -64,5 +64,5 @@ void BM_ReadJob(benchmark::State& state) {
 BENCHMARK(BM_ParseLine);
 // 64 ranks x 250 and x 1,000 collectives (the second four times as long: memory should not grow),
 // and 1,024 ranks x 40.
-BENCHMARK(BM_ReadJob)->Args({8, 250})->Args({8, 1000})->Args({128, 40})->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK(BM_ReadJob)->Args({8, 250})->Args({8, 1000})->Args({128, 40})->Unit(benchmark::kMillisecond)->Iterations(5);
 BENCHMARK_MAIN();

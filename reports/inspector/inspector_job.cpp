@@ -43,7 +43,8 @@ namespace {
 // One file, read in large blocks, handed out a line at a time.
 class LineSource {
  public:
-  explicit LineSource(std::string path) : path_(std::move(path)) {}
+  LineSource(std::string path, std::size_t buffer)
+      : path_(std::move(path)), buf_(new char[buffer]), cap_(buffer) {}  // not zeroed: it is read into
   const std::string& path() const { return path_; }
   std::uint64_t line_no() const { return line_no_; }
   bool done() const { return done_; }
@@ -64,17 +65,17 @@ class LineSource {
   // The next complete line; false at the end (a last line without a newline is not handed out).
   bool next(std::string_view& line) {
     for (;;) {
-      const char* nl = static_cast<const char*>(std::memchr(buf_.data() + pos_, '\n', len_ - pos_));
+      char* const buf = buf_.get();
+      const char* nl = static_cast<const char*>(std::memchr(buf + pos_, '\n', len_ - pos_));
       if (nl) {
-        line = std::string_view(buf_.data() + pos_, static_cast<std::size_t>(nl - (buf_.data() + pos_)));
-        pos_ = static_cast<std::size_t>(nl - buf_.data()) + 1;
+        line = std::string_view(buf + pos_, static_cast<std::size_t>(nl - (buf + pos_)));
+        pos_ = static_cast<std::size_t>(nl - buf) + 1;
         ++line_no_;
         return true;
       }
       if (eof_) {
         // Whatever is left has no newline: the writer was in the middle of it.
-        truncated_ = std::any_of(buf_.begin() + static_cast<long>(pos_), buf_.begin() + static_cast<long>(len_),
-                                 [](char c) { return c != ' ' && c != '\r' && c != '\t'; });
+        truncated_ = std::any_of(buf + pos_, buf + len_, [](char c) { return c != ' ' && c != '\r' && c != '\t'; });
         done_ = true;
         close();
         return false;
@@ -86,12 +87,17 @@ class LineSource {
  private:
   void fill() {
     if (pos_ > 0) {
-      std::memmove(buf_.data(), buf_.data() + pos_, len_ - pos_);
+      std::memmove(buf_.get(), buf_.get() + pos_, len_ - pos_);
       len_ -= pos_;
       pos_ = 0;
     }
-    if (len_ == buf_.size()) buf_.resize(buf_.size() * 2);  // a line longer than the buffer
-    const std::size_t got = std::fread(buf_.data() + len_, 1, buf_.size() - len_, fp_.get());
+    if (len_ == cap_) {  // a line longer than the buffer
+      std::unique_ptr<char[]> bigger(new char[2 * cap_]);
+      std::memcpy(bigger.get(), buf_.get(), len_);
+      buf_ = std::move(bigger);
+      cap_ *= 2;
+    }
+    const std::size_t got = std::fread(buf_.get() + len_, 1, cap_ - len_, fp_.get());
     len_ += got;
     if (got == 0) eof_ = true;
   }
@@ -101,8 +107,8 @@ class LineSource {
   };
   std::string path_;
   std::unique_ptr<std::FILE, Closer> fp_;
-  std::vector<char> buf_ = std::vector<char>(1 << 15);  // grows for a longer line
-  std::size_t pos_ = 0, len_ = 0;
+  std::unique_ptr<char[]> buf_;  // grows for a longer line
+  std::size_t cap_ = 0, pos_ = 0, len_ = 0;
   std::uint64_t line_no_ = 0;
   bool eof_ = false, done_ = false, truncated_ = false;
 };
@@ -217,6 +223,10 @@ class Joiner {
       open_.erase(it);
     }
     while (open_.size() > max_open_) evict_oldest();
+    // Keys of collectives that closed when their last rank came in stay in order_ until here: drop
+    // them now and then, so it holds about what is open, not the whole job.
+    if (order_.size() > 2 * open_.size() + 4096)
+      std::erase_if(order_, [&](std::uint64_t k) { return !open_.count(k); });
   }
 
   void finish() {
@@ -347,8 +357,11 @@ Job read_job(const std::vector<std::string>& paths, const ReadOptions& options) 
   Job job;
   std::vector<LineSource> sources;
   sources.reserve(files.size());
+  // At most 32 MiB of read buffers in all, between 16 and 128 KiB a file.
+  const std::size_t buffer = std::clamp<std::size_t>((32u << 20) / std::max<std::size_t>(files.size(), 1), 16u << 10,
+                                                     128u << 10);
   for (const auto& f : files) {
-    sources.emplace_back(f);
+    sources.emplace_back(f, buffer);
     sources.back().open();
     job.processes.push_back({f, "", 0});
   }
