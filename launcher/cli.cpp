@@ -125,8 +125,8 @@ Command parse_command_line(const std::vector<std::string>& args) {
 
   CLI::App* analyze = app.add_subcommand(
       "analyze", "Judge results collbench did not produce: nccl-tests text or JSON (-J) output, collbench JSON, "
-                 "NCCL_DEBUG=INFO logs");
-  analyze->add_option("files", cmd.analyze.files, "Files to analyse")->required();
+                 "NCCL_DEBUG=INFO logs, a job's NCCL Inspector logs (its NCCL_INSPECTOR_DUMP_DIR, read as one job)");
+  analyze->add_option("files", cmd.analyze.files, "Files (or NCCL Inspector directories) to analyse")->required();
   analyze->add_option("--nodes", cmd.analyze.nodes, "Node count, when the file does not show it");
   analyze->add_option("--op", cmd.analyze.op, "Collective, when the file does not name it (all_reduce, all_to_all, ...)");
   analyze->add_option("--json", cmd.analyze.json,

@@ -213,6 +213,7 @@ class Joiner {
       o.sn = r.sn;
       order_.push_back(key);
       job_.peak_open = std::max(job_.peak_open, open_.size());
+      job_.peak_tracked = std::max(job_.peak_tracked, order_.size());
     }
     float& slot = o.exec_us[static_cast<std::size_t>(r.rank)];
     if (slot < 0) ++o.present;

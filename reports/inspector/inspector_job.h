@@ -62,6 +62,7 @@ struct Job {
   std::vector<std::string> truncated;  // files whose last line was cut short (still being written)
   std::vector<std::string> empty;      // files with nothing in them yet
   std::size_t peak_open = 0;           // most collectives open in the join window at once
+  std::size_t peak_tracked = 0;        // most collectives the window's eviction order held at once
 };
 
 // A collective's ranks are late-rank evidence when the shortest exec time sits below the others'

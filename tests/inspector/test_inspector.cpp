@@ -257,9 +257,13 @@ TEST_F(InspectorJob, ATruncatedLastLineIsLeftOutAndSaid) {
 // A window smaller than the job's spread of open collectives closes them as partial: the memory
 // bound holds, and what it costs is said in the counts.
 TEST_F(InspectorJob, WindowStaysBounded) {
-  const Job job = run(spec(8, 8));
+  auto s = spec(8, 8);
+  s.collectives = 1000;  // 17,000 collectives in all
+  const Job job = run(s);
   EXPECT_LE(job.peak_open, kMaxOpen);
   EXPECT_LT(job.peak_open, 2000u);  // lockstep reading keeps a few turns' worth open, not the job
+  EXPECT_LT(job.peak_tracked, 2 * job.peak_open + 4096 + 1);  // nor a list of every collective seen
+  EXPECT_LT(job.peak_tracked, 17000u);
 }
 
 // The window's bound holds when it is smaller than the job needs: what does not fit closes as
