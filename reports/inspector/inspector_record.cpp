@@ -125,7 +125,8 @@ LineKind parse_line(std::string_view line, Record& out, std::string_view& error)
       if (is_string || !to_int(tok, out.rank) || out.rank < 0) return bad("header.rank is not a whole number >= 0");
       seen |= kRank;
     } else if (key == "n_ranks") {
-      if (is_string || !to_int(tok, out.n_ranks) || out.n_ranks <= 0) return bad("header.n_ranks is not a whole number > 0");
+      if (is_string || !to_int(tok, out.n_ranks) || out.n_ranks <= 0 || out.n_ranks > kMaxRanks)
+        return bad("header.n_ranks is not a whole number from 1 to 1048576");
       seen |= kNRanks;
     } else if (key == "nnodes") {
       if (is_string || !to_int(tok, out.nnodes) || out.nnodes < 0) return bad("header.nnodes is not a whole number");

@@ -24,6 +24,8 @@ namespace collbench::report::inspector {
 
 // The one format version this reader knows; any other is refused by name.
 inline constexpr std::string_view kFormatVersion = "v4.0";
+// More ranks than any job has: a communicator claiming more is a damaged line, not an allocation.
+inline constexpr int kMaxRanks = 1 << 20;
 
 struct Record {
   // header

@@ -190,7 +190,8 @@ std::vector<Finding> slow_node_findings(const Job& job) {
   std::vector<std::string> named(common.begin(), common.end());
   std::vector<int> ranks;
   for (std::size_t p = 0; p < job.processes.size(); ++p)
-    if (common.count(job.processes[p].host)) ranks.push_back(job_rank(job, static_cast<int>(p)));
+    if (common.count(job.processes[p].host))
+      if (const int r = job_rank(job, static_cast<int>(p)); r >= 0) ranks.push_back(r);
   out.push_back({"STRAGGLER_NODE", Tag::Fail, Priority::P1,
                  fmt::format("{} {} in every communicator that ran slow: {}; {}. Drain it and check its GPUs "
                              "(clocks, throttling), NICs and EFA devices",

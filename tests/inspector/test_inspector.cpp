@@ -100,6 +100,9 @@ TEST(InspectorRecord, RefusesWhatIsNotARecord) {
   const std::string whole = nlohmann::json::parse(kReadmeExample).dump();
   EXPECT_EQ(parse_line(whole.substr(0, whole.size() - 3), r, err), LineKind::Broken);
   EXPECT_EQ(err, "the object is not closed");
+  std::string huge = nlohmann::json::parse(kReadmeExample).dump();
+  huge.replace(huge.find("\"n_ranks\":8"), 11, "\"n_ranks\":2000000000");
+  EXPECT_EQ(parse_line(huge, r, err), LineKind::Broken);  // a damaged line, not a 2-billion-rank allocation
   std::string nan_bw = kReadmeVerbose;
   nan_bw.replace(nan_bw.find("418.439467"), 10, "\"nan\"");
   ASSERT_EQ(parse_line(nan_bw, r, err), LineKind::Record) << err;  // json.cc writes NaN so
