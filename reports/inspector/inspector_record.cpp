@@ -75,7 +75,7 @@ LineKind parse_line(std::string_view line, Record& out, std::string_view& error)
   bool in_trace = false;  // inside event_trace_*: its keys are not the record's
   int depth = 0;
   int trace_depth = 0;
-  std::string_view key, sval, tok;
+  std::string_view key, sval, tok, field_error;
   while (c.p < c.end) {
     const char ch = *c.p;
     if (ch == '{' || ch == '[') {
@@ -114,62 +114,106 @@ LineKind parse_line(std::string_view line, Record& out, std::string_view& error)
       tok = read_token(c);
     }
     if (in_trace) continue;
+    // A field's error counts once the line is known to be a record: other JSON has "rank" keys too.
     auto bad = [&](std::string_view what) {
-      error = what;
-      return LineKind::Broken;
+      if (field_error.empty()) field_error = what;
     };
     if (key == "id") {
-      if (!is_string) return bad("header.id is not a string");
+      if (!is_string) {
+        bad("header.id is not a string");
+        continue;
+      }
       out.comm_id = sval, seen |= kId;
     } else if (key == "rank") {
-      if (is_string || !to_int(tok, out.rank) || out.rank < 0) return bad("header.rank is not a whole number >= 0");
+      if (is_string || !to_int(tok, out.rank) || out.rank < 0) {
+        bad("header.rank is not a whole number >= 0");
+        continue;
+      }
       seen |= kRank;
     } else if (key == "n_ranks") {
       if (is_string || !to_int(tok, out.n_ranks) || out.n_ranks <= 0 || out.n_ranks > kMaxRanks)
-        return bad("header.n_ranks is not a whole number from 1 to 1048576");
+        {
+        bad("header.n_ranks is not a whole number from 1 to 1048576");
+        continue;
+      }
       seen |= kNRanks;
     } else if (key == "nnodes") {
-      if (is_string || !to_int(tok, out.nnodes) || out.nnodes < 0) return bad("header.nnodes is not a whole number");
+      if (is_string || !to_int(tok, out.nnodes) || out.nnodes < 0) {
+        bad("header.nnodes is not a whole number");
+        continue;
+      }
       seen |= kNNodes;
     } else if (key == "inspector_output_format_version") {
-      if (!is_string) return bad("metadata.inspector_output_format_version is not a string");
+      if (!is_string) {
+        bad("metadata.inspector_output_format_version is not a string");
+        continue;
+      }
       out.version = sval, seen |= kVersion;
     } else if (key == "dump_timestamp_us") {
-      if (is_string || !to_u64(tok, out.dump_ts_us)) return bad("metadata.dump_timestamp_us is not a whole number");
+      if (is_string || !to_u64(tok, out.dump_ts_us)) {
+        bad("metadata.dump_timestamp_us is not a whole number");
+        continue;
+      }
       seen |= kTs;
     } else if (key == "hostname") {
-      if (!is_string) return bad("metadata.hostname is not a string");
+      if (!is_string) {
+        bad("metadata.hostname is not a string");
+        continue;
+      }
       out.hostname = sval, seen |= kHost;
     } else if (key == "pid") {
-      if (is_string || !to_u64(tok, out.pid)) return bad("metadata.pid is not a whole number");
+      if (is_string || !to_u64(tok, out.pid)) {
+        bad("metadata.pid is not a whole number");
+        continue;
+      }
       seen |= kPid;
     } else if (key == "coll") {
-      if (!is_string) return bad("coll_perf.coll is not a string");
+      if (!is_string) {
+        bad("coll_perf.coll is not a string");
+        continue;
+      }
       out.coll = sval, seen |= kColl;
     } else if (key == "coll_sn") {
-      if (is_string || !to_u64(tok, out.sn)) return bad("coll_perf.coll_sn is not a whole number");
+      if (is_string || !to_u64(tok, out.sn)) {
+        bad("coll_perf.coll_sn is not a whole number");
+        continue;
+      }
       seen |= kSn;
     } else if (key == "coll_msg_size_bytes") {
-      if (is_string || !to_u64(tok, out.bytes)) return bad("coll_perf.coll_msg_size_bytes is not a whole number");
+      if (is_string || !to_u64(tok, out.bytes)) {
+        bad("coll_perf.coll_msg_size_bytes is not a whole number");
+        continue;
+      }
       seen |= kBytes;
     } else if (key == "coll_exec_time_us") {
-      if (is_string || !to_u64(tok, out.exec_us)) return bad("coll_perf.coll_exec_time_us is not a whole number");
+      if (is_string || !to_u64(tok, out.exec_us)) {
+        bad("coll_perf.coll_exec_time_us is not a whole number");
+        continue;
+      }
       seen |= kExec;
     } else if (key == "coll_timing_source") {
       out.timing_source = sval;
     } else if (key == "coll_algobw_gbs" || key == "coll_busbw_gbs") {
       double v = 0;
       if (is_string) {
-        if (sval != "nan") return bad("coll_perf bandwidth is a string other than \"nan\"");
+        if (sval != "nan") {
+          bad("coll_perf bandwidth is a string other than \"nan\"");
+          continue;
+        }
         v = std::numeric_limits<double>::quiet_NaN();  // json.cc writes NaN so
       } else if (!to_double(tok, v)) {
-        return bad("coll_perf bandwidth is not a number");
+        bad("coll_perf bandwidth is not a number");
+        continue;
       }
       if (key == "coll_algobw_gbs") out.algbw_gbs = v, seen |= kAlg;
       else out.busbw_gbs = v, seen |= kBus;
     }
   }
   if (!(seen & kHeader) || !(seen & kMeta) || !(seen & (kCollPerf | kP2pPerf))) return LineKind::NotInspector;
+  if (!field_error.empty()) {
+    error = field_error;
+    return LineKind::Broken;
+  }
   if (depth != 0) {
     error = "the object is not closed";
     return LineKind::Broken;

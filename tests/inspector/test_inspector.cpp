@@ -90,6 +90,9 @@ TEST(InspectorRecord, RefusesWhatIsNotARecord) {
   std::string_view err;
   EXPECT_EQ(parse_line("#  size  count  type", r, err), LineKind::NotInspector);
   EXPECT_EQ(parse_line(R"({"schema":"collbench.run/1","cases":[]})", r, err), LineKind::NotInspector);
+  // Keys the Inspector uses, with other types, in other JSON: still not Inspector.
+  EXPECT_EQ(parse_line(R"({"cases":[{"arrival":{"rank":null,"hostname":7,"id":1}}],"header":{}})", r, err),
+            LineKind::NotInspector);
   std::string no_sn = nlohmann::json::parse(kReadmeExample).dump();
   no_sn.replace(no_sn.find("\"coll_sn\""), 9, "\"coll_xx\"");
   EXPECT_EQ(parse_line(no_sn, r, err), LineKind::Broken);
