@@ -1,5 +1,5 @@
-// A job's NCCL Inspector logs read as one stream: every process's file at once, a few thousand
-// lines from each in turn, the same collective joined across ranks by (communicator id, coll_sn)
+// A job's NCCL Inspector logs read as one stream: every process's file at once, 512 lines from
+// each in turn, the same collective joined across ranks by (communicator id, coll_sn)
 // in a bounded window of open collectives. What is kept is per communicator and per rank, never
 // per record, so memory does not grow with the length of the job.
 #pragma once
