@@ -27,7 +27,8 @@ template <class T> std::optional<T> number(std::string_view s) {
 }
 
 // The line grammar below is read by hand, each line once from left to right: std::regex searches
-// backtrack, and on long lines (16 KiB of spaces, a row repeated) took quadratic time.
+// backtrack, took quadratic time on long lines (16 KiB of blanks, a row repeated) and overflowed
+// the stack on longer ones.
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
