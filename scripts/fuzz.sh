@@ -70,7 +70,7 @@ fi
 if [ "$build" = 1 ]; then
   if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     cxx="${CXX:-$(command -v clang++-16 || command -v clang++ || true)}"
-    [ -n "$cxx" ] || { echo "fuzz.sh: clang++ not found; install clang-16 and libclang-rt-16-dev (scripts/setup.sh)" >&2; exit 1; }
+    [ -n "$cxx" ] || { echo "fuzz.sh: clang++ not found; install clang-16 and libclang-rt-16-dev (scripts/test.sh installs them)" >&2; exit 1; }
     "${nice_cmd[@]}" cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DCOLLBENCH_CUDA=OFF -DCOLLBENCH_MICRO=OFF \
       -DCOLLBENCH_SANITIZE=ON -DCOLLBENCH_FUZZ=ON >/dev/null

@@ -6,7 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${BUILD_DIR:-build}"
-[ -x "$build/collbench" ] && [ -x "$build/bench/micro/bare_allreduce" ] || scripts/setup.sh >/dev/null
+if ! [ -x "$build/collbench" ] || ! [ -x "$build/bench/micro/bare_allreduce" ]; then
+  scripts/setup.sh >/dev/null
+  cmake --build "$build" -j "$(nproc)" --target bare_allreduce >/dev/null  # setup.sh builds collbench only
+fi
 source scripts/mpi_env.sh
 rounds="${ROUNDS:-5}" iters="${ITERS:-50}" np="${NP:-4}"
 tmp=$(mktemp -d)

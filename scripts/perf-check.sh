@@ -39,7 +39,7 @@ programs=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1
 start=$(date +%s)
 for p in $programs; do
   bin="$build/bench/micro/$p"
-  [ -x "$bin" ] || { echo "perf-check: $bin not built (scripts/setup.sh, or --build-dir)" >&2; exit 2; }
+  [ -x "$bin" ] || { echo "perf-check: $bin not built (scripts/test.sh builds the micro benchmarks; setup.sh does not), or --build-dir" >&2; exit 2; }
   filter=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["programs"][sys.argv[2]].get("filter", "."))' \
     "$baseline" "$p")
   echo "perf-check: $p --benchmark_filter='$filter'" >&2

@@ -61,11 +61,11 @@ fuzz_targets=(fuzz_sizes fuzz_nccl_text_parser fuzz_nccl_log fuzz_thresholds fuz
 if [ "$build" = 1 ]; then
   if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     cxx="${CXX:-$(command -v clang++-16 || command -v clang++ || true)}"
-    [ -n "$cxx" ] || { echo "sanitize.sh: clang++ not found; install clang-16 and libclang-rt-16-dev (scripts/setup.sh)" >&2; exit 1; }
+    [ -n "$cxx" ] || { echo "sanitize.sh: clang++ not found; install clang-16 and libclang-rt-16-dev (scripts/test.sh installs them)" >&2; exit 1; }
     step "configuring $build_dir with $cxx"
     # -O1: the sanitizers' usual level; line tables only: symbolized stacks at a fraction of -g's cost.
     "${nice_cmd[@]}" cmake -S . -B "$build_dir" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DCOLLBENCH_CUDA=OFF -DCOLLBENCH_MICRO=OFF \
+      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DCOLLBENCH_CUDA=OFF -DCOLLBENCH_MICRO=OFF -DCOLLBENCH_TESTS=ON \
       -DCOLLBENCH_SANITIZE=ON -DCOLLBENCH_FUZZ=ON >/dev/null
   fi
   targets=(collbench unit_tests e2e_tests "${fuzz_targets[@]}")

@@ -1,21 +1,49 @@
 #!/usr/bin/env bash
-# Fresh Debian machine: installs the dependencies, builds, and runs every test (unit tests and the
-# end-to-end tests under mpirun), then the unit tests, the mpirun end-to-end tests and a short fuzz
-# of every reader under ASan and UBSan (scripts/sanitize.sh, in build-san). GPU-only tests skip
-# with their reason when no GPU is visible.
+# Fresh Debian machine: installs what building and running need (scripts/packages/runtime.txt) and
+# what only the tests need (scripts/packages/test.txt), builds everything (collbench, the tests,
+# the micro benchmarks), and runs every test (unit tests and the end-to-end tests under mpirun),
+# then the unit tests, the mpirun end-to-end tests and a short fuzz of every reader under ASan and
+# UBSan (scripts/sanitize.sh, in build-san). GPU-only tests skip with their reason when no GPU is
+# visible.
 # The fake-cluster tests (about 18 minutes on 2 cores, most of it waiting on slowed links and
 # timeouts; each is made to hold on a busy machine) run beside the sanitizer build and its tests.
+# Each step's wall time goes to $STEP_TIMES (default BUILD/step-times.tsv; .ci/run prints them).
+#   scripts/test.sh --list   prints the test-only packages it installs besides setup.sh's
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-source scripts/mpi_env.sh
+
+if [ "${1:-}" = --list ]; then
+  exec scripts/lib/install-packages.sh --list scripts/packages/test.txt
+fi
+[ $# -eq 0 ] || { echo "test.sh: unknown argument '$1' (only --list)" >&2; exit 2; }
 build="${BUILD_DIR:-build}"
-ctest --test-dir "$build" -E '^fake_cluster_' --output-on-failure --timeout 600 -j "$(nproc)"
-scripts/perf-check.sh --build-dir "$build"
-ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 >"$build/fake-cluster-tests.log" 2>&1 &
+mkdir -p "$build"
+step_times="${STEP_TIMES:-$build/step-times.tsv}"
+: >"$step_times"
+# timed NAME COMMAND...: runs it and appends "NAME<TAB>seconds<TAB>exit status" to $step_times.
+timed() {
+  local name="$1" start=$SECONDS rc=0
+  shift
+  "$@" || rc=$?
+  printf '%s\t%s\t%s\n' "$name" $((SECONDS - start)) "$rc" >>"$step_times"
+  return "$rc"
+}
+build_all() {
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" -DCOLLBENCH_TESTS=ON \
+    -DCOLLBENCH_MICRO=ON ${CMAKE_ARGS:-} >/dev/null &&
+    cmake --build "$build" -j "$(nproc)"
+}
+
+timed packages scripts/lib/install-packages.sh scripts/packages/runtime.txt scripts/packages/test.txt
+timed build build_all
+source scripts/mpi_env.sh
+timed tests ctest --test-dir "$build" -E '^fake_cluster_' --output-on-failure --timeout 600 -j "$(nproc)"
+timed perf-check scripts/perf-check.sh --build-dir "$build"
+timed "fake-cluster (beside sanitize)" ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 \
+  >"$build/fake-cluster-tests.log" 2>&1 &
 fake=$!
 sanitized=0
-NICE=10 scripts/sanitize.sh --skip-verdict-e2e || sanitized=$?
+NICE=10 timed sanitize scripts/sanitize.sh --skip-verdict-e2e || sanitized=$?
 fake_cluster=0
 wait "$fake" || fake_cluster=$?
 cat "$build/fake-cluster-tests.log"

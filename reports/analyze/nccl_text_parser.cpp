@@ -3,8 +3,7 @@
 
 #include <array>
 #include <charconv>
-#include <regex>
-#include <sstream>
+#include <span>
 
 namespace collbench::report {
 namespace {
@@ -27,23 +26,138 @@ template <class T> std::optional<T> number(std::string_view s) {
   return v;
 }
 
-std::string strip_prefix(const std::string& line) {
-  static const std::regex kTag(R"(^\s*\[\d+,\d+\]<std(out|err)>:)");  // mpirun --tag-output
-  static const std::regex kLabel(R"(^\s*\d+:(\s|$))");                 // srun -l
-  std::string s = std::regex_replace(line, kTag, "", std::regex_constants::format_first_only);
-  s = std::regex_replace(s, kLabel, "", std::regex_constants::format_first_only);
-  return s;
+// The line grammar below is read by hand, each line once from left to right: std::regex searches
+// backtrack, took quadratic time on long lines (16 KiB of blanks, a row repeated) and overflowed
+// the stack on longer ones.
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// A cursor over one line; each reader moves past what it read and says whether it did.
+struct Cursor {
+  std::string_view s;
+  std::size_t at = 0;
+
+  bool done() const { return at >= s.size(); }
+  std::size_t skip_spaces() {  // \s*: how many
+    const std::size_t from = at;
+    while (!done() && is_space(s[at])) ++at;
+    return at - from;
+  }
+  bool spaces() { return skip_spaces() > 0; }  // \s+
+  bool word(std::string_view w) {
+    if (s.substr(at).substr(0, w.size()) != w) return false;
+    at += w.size();
+    return true;
+  }
+  template <class Pred> std::string_view run(Pred pred) {  // the longest run of chars that pred accepts
+    const std::size_t from = at;
+    while (!done() && pred(s[at])) ++at;
+    return s.substr(from, at - from);
+  }
+  std::string_view digits() { return run(is_digit); }
+  std::string_view non_spaces() { return run([](char c) { return !is_space(c); }); }
+};
+
+// Tries `read` at every place `key` occurs in `line`, left to right, and returns the first capture it
+// gives: the leftmost match, as a regex search would find it.
+template <class Read> std::optional<std::string_view> search(std::string_view line, std::string_view key, Read read) {
+  for (std::size_t p = line.find(key); p != std::string_view::npos; p = line.find(key, p + 1)) {
+    Cursor c{line, p + key.size()};
+    if (auto got = read(c, p)) return got;
+  }
+  return std::nullopt;
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> out;
-  for (std::string t; in >> t;) out.push_back(t);
+// mpirun --tag-output's "[1,0]<stdout>:", then srun -l's "0: " (the label and one blank after it),
+// each only at the start of the line.
+std::string_view strip_prefix(std::string_view line) {
+  Cursor tag{line};
+  tag.skip_spaces();
+  if (tag.word("[") && !tag.digits().empty() && tag.word(",") && !tag.digits().empty() && tag.word("]<std") &&
+      (tag.word("out>:") || tag.word("err>:")))
+    line.remove_prefix(tag.at);
+  Cursor label{line};
+  label.skip_spaces();
+  if (!label.digits().empty() && label.word(":")) {
+    if (label.done()) return {};
+    if (is_space(line[label.at])) return line.substr(label.at + 1);
+  }
+  return line;
+}
+
+// "Collective test: X" anywhere: X.
+std::optional<std::string_view> collective_name(std::string_view line) {
+  return search(line, "Collective test: ", [](Cursor& c, std::size_t) -> std::optional<std::string_view> {
+    auto name = c.non_spaces();
+    return name.empty() ? std::nullopt : std::optional(name);
+  });
+}
+
+// "Collective test concluded: X_perf" or "... starting: X" ending the line: X without "_perf".
+std::optional<std::string_view> concluded_name(std::string_view line) {
+  return search(line, "Collective test ", [](Cursor& c, std::size_t) -> std::optional<std::string_view> {
+    if (!c.word("concluded: ") && !c.word("starting: ")) return std::nullopt;
+    std::string_view name = c.non_spaces();
+    c.skip_spaces();
+    if (name.empty() || !c.done()) return std::nullopt;
+    if (name.size() > 5 && name.ends_with("_perf")) name.remove_suffix(5);
+    return name;
+  });
+}
+
+// "KEY : VALUE" anywhere, VALUE the longest run of chars `accept` takes (at least one).
+template <class Accept> std::optional<std::string_view> keyed(std::string_view line, std::string_view key, Accept accept) {
+  return search(line, key, [&](Cursor& c, std::size_t) -> std::optional<std::string_view> {
+    c.skip_spaces();
+    if (!c.word(":")) return std::nullopt;
+    c.skip_spaces();
+    auto value = c.run(accept);
+    return value.empty() ? std::nullopt : std::optional(value);
+  });
+}
+
+// "#  Rank  0 Group  0 Pid 6899 on host-a device  0": the rank and the host. "Rank" starts the line or
+// follows a blank or '#'; "Group N" is optional.
+std::optional<std::pair<std::string_view, std::string_view>> rank_line(std::string_view line) {
+  std::string_view host;
+  auto rank = search(line, "Rank", [&](Cursor& c, std::size_t p) -> std::optional<std::string_view> {
+    if (p > 0 && line[p - 1] != '#' && !is_space(line[p - 1])) return std::nullopt;
+    if (!c.spaces()) return std::nullopt;
+    auto number = c.digits();
+    if (number.empty() || !c.spaces()) return std::nullopt;
+    if (c.word("Group")) {
+      if (!c.spaces() || c.digits().empty() || !c.spaces()) return std::nullopt;
+    }
+    if (!c.word("Pid") || !c.spaces() || c.digits().empty() || !c.spaces() || !c.word("on") || !c.spaces())
+      return std::nullopt;
+    host = c.non_spaces();
+    if (host.empty() || !c.spaces() || !c.word("device")) return std::nullopt;
+    return number;
+  });
+  if (!rank) return std::nullopt;
+  return std::pair{*rank, host};
+}
+
+// "nThread 1 nGpus N": N.
+std::optional<std::string_view> gpus_per_process(std::string_view line) {
+  return search(line, "nThread", [](Cursor& c, std::size_t) -> std::optional<std::string_view> {
+    if (!c.spaces() || c.digits().empty() || !c.spaces() || !c.word("nGpus") || !c.spaces()) return std::nullopt;
+    auto n = c.digits();
+    return n.empty() ? std::nullopt : std::optional(n);
+  });
+}
+
+using Tokens = std::span<const std::string_view>;
+
+std::vector<std::string_view> split(std::string_view s) {
+  std::vector<std::string_view> out;
+  Cursor c{s};
+  for (c.skip_spaces(); !c.done(); c.skip_spaces()) out.push_back(c.non_spaces());
   return out;
 }
 
 // time algbw busbw wrong|error, or four N/A.
-std::optional<std::optional<ParsedPlacement>> placement(const std::vector<std::string>& t, std::size_t at) {
+std::optional<std::optional<ParsedPlacement>> placement(Tokens t, std::size_t at) {
   if (t[at] == "N/A" && t[at + 1] == "N/A") return std::optional<ParsedPlacement>{};
   ParsedPlacement p;
   auto time = number<double>(t[at]), alg = number<double>(t[at + 1]), bus = number<double>(t[at + 2]);
@@ -51,26 +165,38 @@ std::optional<std::optional<ParsedPlacement>> placement(const std::vector<std::s
   p.time_us = *time;
   p.algbw_gbs = *alg;
   p.busbw_gbs = *bus;
-  const std::string& last = t[at + 3];
+  const std::string_view last = t[at + 3];
   if (auto w = number<std::int64_t>(last)) p.wrong = *w;
   else if (auto e = number<double>(last)) p.error = *e;
   else if (last != "N/A") return std::nullopt;
   return std::optional<ParsedPlacement>{p};
 }
 
+// Exactly `digits` digits.
+bool digits_of(std::string_view s, std::size_t at, std::size_t digits) {
+  for (std::size_t i = at; i < at + digits; ++i)
+    if (!is_digit(s[i])) return false;
+  return true;
+}
+bool is_date(std::string_view s) {  // 2025-03-01
+  return s.size() == 10 && digits_of(s, 0, 4) && s[4] == '-' && digits_of(s, 5, 2) && s[7] == '-' && digits_of(s, 8, 2);
+}
+bool is_clock(std::string_view s) {  // 12:00:00
+  return s.size() == 8 && digits_of(s, 0, 2) && s[2] == ':' && digits_of(s, 3, 2) && s[5] == ':' && digits_of(s, 6, 2);
+}
+
 // nccl-tests -T appends the time of the row ("2025-03-01 12:00:00"); it is not a measurement.
-std::vector<std::string> without_timestamp(std::vector<std::string> t) {
-  static const std::regex kDate(R"(\d{4}-\d{2}-\d{2})"), kTime(R"(\d{2}:\d{2}:\d{2})");
-  if (t.size() >= 2 && std::regex_match(t[t.size() - 2], kDate) && std::regex_match(t.back(), kTime)) t.resize(t.size() - 2);
+Tokens without_timestamp(Tokens t) {
+  if (t.size() >= 2 && is_date(t[t.size() - 2]) && is_clock(t.back())) return t.first(t.size() - 2);
   return t;
 }
 
-std::optional<ParsedRow> parse_row(std::vector<std::string> t) {
-  t = without_timestamp(std::move(t));
+std::optional<ParsedRow> parse_row(Tokens t) {
+  t = without_timestamp(t);
   if (t.size() < 11) return std::nullopt;
   auto bytes = number<std::uint64_t>(t[0]), count = number<std::uint64_t>(t[1]);
   if (!bytes || !count || !one_of(t[2], kTypes)) return std::nullopt;
-  ParsedRow row{*bytes, *count, t[2], "", std::nullopt, std::nullopt, std::nullopt};
+  ParsedRow row{*bytes, *count, std::string(t[2]), "", std::nullopt, std::nullopt, std::nullopt};
   std::size_t at = 3;
   if (t.size() == 13) {  // redop root
     if (!one_of(t[3], kRedops)) return std::nullopt;
@@ -93,7 +219,7 @@ std::optional<ParsedRow> parse_row(std::vector<std::string> t) {
 }
 
 // Size, count and a datatype at `at`: a row, whether or not the rest of it reads.
-bool row_starts_at(const std::vector<std::string>& t, std::size_t at) {
+bool row_starts_at(Tokens t, std::size_t at) {
   return t.size() >= at + 3 && number<std::uint64_t>(t[at]) && number<std::uint64_t>(t[at + 1]) &&
          one_of(t[at + 2], kTypes);
 }
@@ -102,12 +228,12 @@ bool row_starts_at(const std::vector<std::string>& t, std::size_t at) {
 // "(head, rank=0, pid=3808)", timestamps, pod names, "> ") is skipped by finding the row's own
 // grammar, size, count and datatype followed by a row that reads. `started` says whether a row
 // start was seen even when the rest did not read.
-std::optional<ParsedRow> find_row(const std::vector<std::string>& t, bool& started) {
+std::optional<ParsedRow> find_row(Tokens t, bool& started) {
   started = false;
   for (std::size_t at = 0; at + 3 <= t.size(); ++at) {
     if (!row_starts_at(t, at)) continue;
     started = true;
-    if (auto row = parse_row({t.begin() + static_cast<std::ptrdiff_t>(at), t.end()})) return row;
+    if (auto row = parse_row(t.subspan(at))) return row;
   }
   return std::nullopt;
 }
@@ -117,14 +243,6 @@ std::optional<ParsedRow> find_row(const std::vector<std::string>& t, bool& start
 std::vector<ParsedTable> parse_nccl_tests(std::string_view text) { return parse_nccl_tests_output(text).tables; }
 
 ParsedOutput parse_nccl_tests_output(std::string_view text) {
-  // Unanchored: a line prefix (launcher tags, timestamps, quoting) may come first.
-  static const std::regex kCollective(R"(#?\s*Collective test: (\S+))");
-  static const std::regex kConcluded(R"(Collective test (?:concluded|starting): (\S+?)(_perf)?\s*$)");
-  static const std::regex kOob(R"(Out of bounds values\s*:\s*(\d+))");
-  static const std::regex kAvg(R"(Avg bus bandwidth\s*:\s*([0-9.eE+-]+))");
-  static const std::regex kRank(R"((?:^|[#\s])\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device)");
-  static const std::regex kParams(R"(nThread\s+\d+\s+nGpus\s+(\d+))");
-
   ParsedOutput result;
 
   std::vector<ParsedTable>& tables = result.tables;
@@ -136,44 +254,51 @@ ParsedOutput parse_nccl_tests_output(std::string_view text) {
     closed = false;
   };
 
-  std::istringstream in{std::string(text)};
   int line_no = 0;
-  for (std::string raw; std::getline(in, raw);) {
+  // Line by line as std::getline splits them (no empty line after a final newline), without copying the text.
+  for (std::size_t next = 0; next < text.size();) {
+    std::size_t end = text.find('\n', next);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view piece = text.substr(next, end - next);
+    next = end + 1;
     ++line_no;
-    raw = valid_utf8(raw);  // what is read from a line may end up in a JSON document
+    const std::string raw = valid_utf8(piece);  // what is read from a line may end up in a JSON document
     if (raw.rfind("#@", 0) == 0) continue;  // fixture metadata
-    const std::string line = strip_prefix(raw);
-    std::smatch m;
-    if (std::regex_search(line, m, kCollective)) {
+    const std::string_view line = strip_prefix(raw);
+    if (auto name = collective_name(line)) {
       if (!cur.rows.empty() || closed) flush();
-      cur.collective = m[1];
+      cur.collective = *name;
       continue;
     }
-    if (std::regex_search(line, m, kConcluded)) {
-      if (cur.collective.empty()) cur.collective = m[1];  // the footer follows its table
+    if (auto name = concluded_name(line)) {
+      if (cur.collective.empty()) cur.collective = *name;  // the footer follows its table
       continue;
     }
-    if (std::regex_search(line, m, kOob)) {
-      cur.out_of_bounds = number<std::int64_t>(m[1].str());
+    // Unanchored, as all of these: a line prefix (launcher tags, timestamps, quoting) may come first.
+    if (auto oob = keyed(line, "Out of bounds values", is_digit)) {
+      cur.out_of_bounds = number<std::int64_t>(*oob);
       closed = true;
       continue;
     }
-    if (std::regex_search(line, m, kAvg)) {
-      cur.avg_busbw_gbs = number<double>(m[1].str());
+    if (auto avg = keyed(line, "Avg bus bandwidth", [](char c) {
+          return is_digit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+        })) {
+      cur.avg_busbw_gbs = number<double>(*avg);
       closed = true;
       continue;
     }
-    if (std::regex_search(line, m, kRank)) {
+    if (auto rank = rank_line(line)) {
       // A rank number past int is no rank line nccl-tests prints: skipped, never thrown on.
-      if (auto rank = number<int>(m[1].str())) result.ranks.push_back({*rank, m[2].str()});
+      if (auto n = number<int>(rank->first)) result.ranks.push_back({*n, std::string(rank->second)});
       continue;
     }
-    if (std::regex_search(line, m, kParams)) {
-      result.gpus_per_process = number<int>(m[1].str()).value_or(0);
+    if (auto gpus = gpus_per_process(line)) {
+      result.gpus_per_process = number<int>(*gpus).value_or(0);
       continue;
     }
     bool started = false;
-    if (auto row = find_row(split(line), started)) {
+    const std::vector<std::string_view> tokens = split(line);
+    if (auto row = find_row(tokens, started)) {
       if (closed) flush();
       cur.rows.push_back(*row);
     } else if (started) {

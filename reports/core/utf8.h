@@ -34,15 +34,17 @@ inline std::size_t utf8_char_length(std::string_view s, std::size_t i) {
 inline std::string valid_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
+  std::size_t valid_from = 0;  // valid characters are copied a run at a time, not one by one
   for (std::size_t i = 0; i < s.size();) {
     if (const std::size_t n = utf8_char_length(s, i)) {
-      out.append(s, i, n);
       i += n;
     } else {
+      out.append(s, valid_from, i - valid_from);
       out += "\xEF\xBF\xBD";
-      ++i;
+      valid_from = ++i;
     }
   }
+  out.append(s, valid_from);
   return out;
 }
 

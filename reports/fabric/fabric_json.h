@@ -1,4 +1,4 @@
-// The JSON document of `collbench fabric` (schema "collbench.fabric/1"; fields in README.md).
+// The JSON document of `collbench fabric` (schema "collbench.fabric/1"; fields in docs/fabric.md).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -8,7 +8,7 @@
 #   term   SIGTERM to mpirun while measuring (scancel, a deleted launcher pod): no culprit to name;
 #          every process must stop within 10 s, say "stopped by SIGTERM", and FILE (not only
 #          FILE.partial) must be written with "complete": false (mpirun runs with
-#          odls_base_sigkill_timeout 2: README, "Stopping a run");
+#          odls_base_sigkill_timeout 2: docs/run.md, "Stopping a run");
 #   never  rank 2 never starts (the launch runs `sleep` on node2 instead of collbench); the four
 #          commands' launches run side by side, as each only waits.
 # "While measuring" is read from the output, never from a fixed sleep: run after the first table
@@ -25,7 +25,7 @@
 #   - name rank 2 with its host (node2 or 198.18.0.12) on one line of stdout or stderr written
 #     after the fault, by another process than rank 2 (mpirun counts);
 #   - exit 1 (could not finish; 3 only with a [FAIL] naming node2, a verdict, which no fault here
-#     leaves room for); kill: 137, mpirun's status for a rank killed by SIGKILL (README, exit codes);
+#     leaves room for); kill: 137, mpirun's status for a rank killed by SIGKILL (docs/run.md, "Exit codes");
 #     link: not judged (above);
 #   - leave --json FILE (or FILE.partial) valid: FILE one JSON document, FILE.partial JSON lines
 #     (a run's .partial also read by `collbench analyze`), holding every case (run, preflight's

@@ -6,7 +6,7 @@
 # JSON finding's subject) and no second rank. No run without hogs is judged here: on a busy machine
 # (stress-ng, CI's parallel builds) the machine's own load makes one of the two cores busier, and
 # collbench then names that core's rank, rightly. Sizes 64K-4M: at small sizes a healthy rank that
-# shares its core with mpirun's daemons is late too often to tell apart (README, "The late rank").
+# shares its core with mpirun's daemons is late too often to tell apart (docs/run.md, "The late rank").
 # Exit: 0 pass, 1 fail, 77 skip (not root, no network namespaces, fewer than 2 cores).
 # Env: COLLBENCH (default build/collbench), FC_MPIRUN_TIMEOUT (seconds per run, default 90).
 # The fake cluster is machine-wide: run it under flock /tmp/collbench-fc.lock when others may use it.

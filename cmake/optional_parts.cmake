@@ -1,0 +1,21 @@
+# collbench_wanted(OPTION PACKAGE OUT): OUT is true when the part that OPTION switches is to be built.
+# AUTO: when PACKAGE is found (a build for running collbench needs neither GoogleTest nor Benchmark);
+# ON: PACKAGE is required; OFF (or any false value): never.
+function(collbench_wanted option package out)
+  set(value "${${option}}")
+  string(TOUPPER "${value}" value)
+  if(value STREQUAL "AUTO")
+    find_package(${package} QUIET)
+    if(${package}_FOUND)
+      set(${out} TRUE PARENT_SCOPE)
+    else()
+      message(STATUS "${package} not found: ${option}=AUTO leaves that part out (install it, or -D${option}=ON)")
+      set(${out} FALSE PARENT_SCOPE)
+    endif()
+  elseif(value)
+    find_package(${package} REQUIRED)
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
