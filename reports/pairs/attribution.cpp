@@ -55,6 +55,50 @@ double scaled_mad_in_place(std::vector<double>& v, std::vector<double>& dev) {
   return 1.4826 * median_in_place(dev);
 }
 
+// Doubles as unsigned keys in the same order: negative values flipped whole, others with the
+// sign bit set.
+constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
+std::uint64_t order_key(double x) {
+  const auto u = std::bit_cast<std::uint64_t>(x);
+  return (u & kSignBit) ? ~u : (u | kSignBit);
+}
+double from_order_key(std::uint64_t k) { return std::bit_cast<double>((k & kSignBit) ? (k & ~kSignBit) : ~k); }
+
+// Exactly median() of v, which stays as it is. A large v by radix selection: one histogram pass
+// over the keys' top 16 bits finds the bucket of the median, a second gathers that bucket, and
+// nth_element runs on it alone. At a million values that is two streaming passes, where
+// nth_element over all of them is several passes of mispredicted branches.
+double median_of(std::span<const double> v, std::vector<std::uint64_t>& cand, std::vector<double>& copy) {
+  const std::size_t n = v.size();
+  if (n < 4096) {
+    copy.assign(v.begin(), v.end());
+    return median_in_place(copy);
+  }
+  constexpr int kShift = 48;
+  std::vector<std::uint32_t> count(std::size_t{1} << (64 - kShift));
+  for (double x : v) ++count[order_key(x) >> kShift];
+  std::size_t k = (n - 1) / 2, digit = 0;  // the lower middle value, and for even n the one after
+  for (; k >= count[digit]; ++digit) k -= count[digit];
+  cand.clear();
+  for (double x : v)
+    if (const std::uint64_t key = order_key(x); (key >> kShift) == digit) cand.push_back(key);
+  const auto at = cand.begin() + static_cast<std::ptrdiff_t>(k);
+  std::nth_element(cand.begin(), at, cand.end());
+  const double lower = from_order_key(*at);
+  if (n % 2 == 1) return lower;
+  // The next value is the least of the rest of the bucket, or of the next bucket that has any.
+  std::uint64_t upper = std::numeric_limits<std::uint64_t>::max();
+  if (k + 1 < cand.size()) {
+    upper = *std::min_element(at + 1, cand.end());
+  } else {
+    std::size_t next = digit + 1;
+    while (count[next] == 0) ++next;
+    for (double x : v)
+      if (const std::uint64_t key = order_key(x); (key >> kShift) == next) upper = std::min(upper, key);
+  }
+  return (lower + from_order_key(upper)) / 2;
+}
+
 // A pair as its node sees it: the partner, and the pair's index, median and sample count inline
 // so a node's pairs are read in one sweep.
 struct Edge {
@@ -67,13 +111,39 @@ struct Edge {
 // at a handful of values beats selecting in a copy.
 constexpr std::size_t kFewValues = 16;
 
-// median() of v[0..n), leaving them sorted in `sorted`.
-double median_sorted(const double* v, std::size_t n, std::vector<double>& sorted) {
-  sorted.assign(v, v + n);
+// median() of s[0..n), n <= kFewValues, sorting them in place.
+double median_sorting(double* s, std::size_t n) {
   for (std::size_t i = 1; i < n; ++i)
-    for (std::size_t j = i; j > 0 && sorted[j] < sorted[j - 1]; --j) std::swap(sorted[j], sorted[j - 1]);
+    for (std::size_t j = i; j > 0 && s[j] < s[j - 1]; --j) std::swap(s[j], s[j - 1]);
   if (n == 0) return 0;
-  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+// A set of iterations' median and scaled MAD, exactly as median() and scaled_mad() give them.
+struct Level {
+  double median = 0, noise = 0;
+};
+Level level_of(const double* v, std::size_t n, std::vector<double>& work, std::vector<double>& dev) {
+  Level l;
+  if (n == 3) {
+    // The common case, without branches: the median of three, and the nearer outer value's
+    // distance from it (the median's own distance is 0), as the general path computes them.
+    const double lo = std::min(v[0], v[1]), hi = std::max(v[0], v[1]);
+    l.median = std::max(lo, std::min(hi, v[2]));
+    const double top = std::max(hi, v[2]), bottom = std::min(lo, v[2]);
+    l.noise = 1.4826 * std::min(l.median - bottom, top - l.median);
+  } else if (n <= kFewValues) {
+    double s[kFewValues];
+    std::copy(v, v + n, s);
+    l.median = median_sorting(s, n);
+    for (std::size_t i = 0; i < n; ++i) s[i] = std::abs(s[i] - l.median);
+    l.noise = 1.4826 * median_sorting(s, n);
+  } else {
+    work.assign(v, v + n);
+    l.median = median_in_place(work);
+    l.noise = scaled_mad_in_place(work, dev);
+  }
+  return l;
 }
 
 // Samples pooled per unordered pair; pairs sorted by (a, b), adj[v] by partner.
@@ -97,6 +167,7 @@ struct Grouped {
     int a = 0, b = 0, round = 0;
     bool confirmation = false;
     std::size_t begin = 0, end = 0;  // into values
+    Level level;                     // of its values: most pairs are one entry, their level is the pair's
   };
   std::vector<Entry> entries;
   std::vector<std::size_t> group;  // the first entry of each pair, and entries.size()
@@ -105,15 +176,20 @@ struct Grouped {
 
 Grouped group_samples(const std::vector<PairSample>& samples, int n) {
   Grouped g;
-  struct Key {  // 12 bytes: two passes over a million of them
-    int a = 0, b = 0;
-    std::uint32_t sample = 0;
+  // What an entry needs of its sample, so the samples are read in their own order only: reading
+  // them in pair order was mostly cache misses.
+  struct Key {
+    int a = 0, b = 0, round = 0;
+    std::uint32_t sample = 0, size = 0;
+    bool confirmation = false;
   };
   std::vector<Key> in, out;
   in.reserve(samples.size());
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const PairSample& s = samples[i];
-    if (!s.rates.empty()) in.push_back({std::min(s.a, s.b), std::max(s.a, s.b), static_cast<std::uint32_t>(i)});
+    if (!s.rates.empty())
+      in.push_back({std::min(s.a, s.b), std::max(s.a, s.b), s.round, static_cast<std::uint32_t>(i),
+                    static_cast<std::uint32_t>(s.rates.size()), s.confirmation});
   }
   out.resize(in.size());
   std::vector<std::size_t> start(static_cast<std::size_t>(n) + 1);
@@ -128,19 +204,22 @@ Grouped group_samples(const std::vector<PairSample>& samples, int n) {
   out = {};
   std::vector<std::size_t> offset(samples.size());
   std::size_t at = 0;
-  g.entries.reserve(in.size());
+  g.entries.resize(in.size());
   for (std::size_t j = 0; j < in.size(); ++j) {
     const Key& k = in[j];
-    const PairSample& s = samples[k.sample];
     if (j == 0 || k.a != in[j - 1].a || k.b != in[j - 1].b) g.group.push_back(j);
     offset[k.sample] = at;
-    g.entries.push_back({k.a, k.b, s.round, s.confirmation, at, at + s.rates.size()});
-    at += s.rates.size();
+    Grouped::Entry& e = g.entries[j];
+    e.a = k.a, e.b = k.b, e.round = k.round, e.confirmation = k.confirmation, e.begin = at, e.end = at + k.size;
+    at += k.size;
   }
   g.group.push_back(in.size());
   g.values.resize(at);
   for (std::size_t i = 0; i < samples.size(); ++i)
     std::copy(samples[i].rates.begin(), samples[i].rates.end(), g.values.begin() + static_cast<std::ptrdiff_t>(offset[i]));
+  // Each entry's level once, in value order; pooling and the fabric-wide rule both read it.
+  std::vector<double> work, dev;
+  for (Grouped::Entry& e : g.entries) e.level = level_of(g.values.data() + e.begin, e.end - e.begin, work, dev);
   return g;
 }
 
@@ -158,15 +237,17 @@ Pooled pool(const Grouped& g, int n, Keep keep) {
   for (int v = 0; v < n; ++v) out.adj[v].reserve(static_cast<std::size_t>(degree[static_cast<std::size_t>(v)]));
   std::vector<double> values, work, dev;
   for (std::size_t k = 0; k + 1 < g.group.size(); ++k) {
-    // One kept entry (the common case) is read in place; more are gathered.
+    // One kept entry (the common case) has its level already; more are gathered.
     const double* data = nullptr;
     std::size_t size = 0, kept = 0;
+    Level level;
     for (std::size_t j = g.group[k]; j < g.group[k + 1]; ++j) {
       const Grouped::Entry& e = g.entries[j];
       if (!keep(e)) continue;
       if (kept++ == 0) {
         data = g.values.data() + e.begin;
         size = e.end - e.begin;
+        level = e.level;
       } else {
         if (kept == 2) values.assign(data, data + size);
         values.insert(values.end(), g.values.begin() + static_cast<std::ptrdiff_t>(e.begin),
@@ -174,20 +255,11 @@ Pooled pool(const Grouped& g, int n, Keep keep) {
       }
     }
     if (kept == 0) continue;
-    if (kept > 1) data = values.data(), size = values.size();
+    if (kept > 1) size = values.size(), level = level_of(values.data(), size, work, dev);
     const Grouped::Entry& e = g.entries[g.group[k]];
     const int p = static_cast<int>(out.pairs.size());
-    double med = 0, noise = 0;
-    if (size <= kFewValues) {
-      med = median_sorted(data, size, dev);
-      for (double& x : dev) x = std::abs(x - med);
-      noise = 1.4826 * median_sorted(dev.data(), dev.size(), work);
-    } else {
-      work.assign(data, data + size);
-      med = median_in_place(work);
-      noise = scaled_mad_in_place(work, dev);
-    }
-    out.pairs.push_back({e.a, e.b, med, size, noise});
+    const double med = level.median;
+    out.pairs.push_back({e.a, e.b, med, size, level.noise});
     out.adj[e.a].push_back({e.b, p, med, size});
     out.adj[e.b].push_back({e.a, p, med, size});
   }
@@ -212,7 +284,9 @@ double relative_noise(const Grouped& g, const Pooled& p) {
     for (std::size_t j = e.begin; j < e.end; ++j)
       if (g.values[j] != q.median) rel.push_back(std::abs(g.values[j] - q.median) / q.median);
   }
-  return rel.empty() ? 0 : 1.4826 * median_in_place(rel);
+  std::vector<std::uint64_t> cand;
+  std::vector<double> copy;
+  return rel.empty() ? 0 : 1.4826 * median_of(rel, cand, copy);
 }
 
 // The yardstick from a set of pairs: their median, and a spread that is at least the standard
@@ -373,12 +447,7 @@ struct SortedPair {
 std::vector<SortedPair> sort_by_median(const std::vector<Pair>& pairs) {
   constexpr int kBits = 11, kPasses = (64 + kBits - 1) / kBits;
   constexpr std::size_t kBuckets = std::size_t{1} << kBits;
-  constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
-  // Order-preserving: negative values flipped whole, others with the sign bit set.
-  auto key = [](double x) {
-    const auto u = std::bit_cast<std::uint64_t>(x);
-    return (u & kSign) ? ~u : (u | kSign);
-  };
+  const auto key = order_key;
   std::vector<SortedPair> v(pairs.size()), tmp(pairs.size());
   std::vector<std::size_t> count(kPasses * kBuckets, 0);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -506,12 +575,14 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
   };
 
   std::vector<char> decided(n, 0);
+  // The last pass's looks are every other node's final one: no straggler was added after it.
+  std::vector<Look> looks(static_cast<std::size_t>(n));
   for (;;) {
     int worst = -1;
     Look worst_look;
     for (int v = 0; v < n; ++v) {
       if (decided[v]) continue;
-      Look l = look(v);
+      const Look& l = looks[v] = look(v);
       const bool all_but_few = l.slow > 0 && static_cast<double>(l.live - l.slow) <= kMaxNormalShare * static_cast<double>(l.live);
       if (all_but_few && l.thin < 0 && (worst < 0 || l.score < worst_look.score)) worst = v, worst_look = l;
     }
@@ -523,18 +594,18 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     out.thin[worst] = worst_look.ref_pairs < kTooFewPairs;
   }
 
+  std::vector<std::pair<int, double>> partners;
   for (int v = 0; v < n; ++v) {
     NodeVerdict& nv = out.nodes[v];
     nv.node = v;
-    std::vector<std::pair<int, double>> partners;
+    partners.clear();
     for (const Edge& e : p.adj[v]) partners.push_back({e.partner, e.median});
     const std::size_t keep = std::min(partners.size(), kWorstPartners);
     std::partial_sort(partners.begin(), partners.begin() + static_cast<std::ptrdiff_t>(keep), partners.end(),
                       [](const auto& x, const auto& y) { return x.second < y.second; });
-    partners.resize(keep);
-    nv.worst_partners = std::move(partners);
+    nv.worst_partners.assign(partners.begin(), partners.begin() + static_cast<std::ptrdiff_t>(keep));
     if (nv.kind == NodeVerdict::Kind::Straggler) continue;
-    const Look l = look(v);
+    const Look& l = looks[v];
     out.bound[v] = l.bound;
     out.thin[v] = l.ref_pairs < kTooFewPairs;
     if (p.adj[v].empty()) {
@@ -571,12 +642,11 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     }
   }
   // Scores for the report: a node's pairs with non-stragglers, against the median node.
-  std::vector<double> buf, scores;
+  // A straggler's pairs are all of its own (sorted) list; another's are live().
+  std::vector<double> scores;
   for (int v = 0; v < n; ++v) {
-    buf.clear();
-    for (const Edge& e : p.adj[v])
-      if (!straggler[e.partner] || straggler[v]) buf.push_back(e.median);
-    out.nodes[v].score = buf.empty() ? kNaN : median(buf);
+    const std::span<const double> mine = straggler[v] ? std::span<const double>(node_meds[v]) : live(v, node_meds, my_meds, false);
+    out.nodes[v].score = mine.empty() ? kNaN : Without(mine, {}).median();
     out.nodes[v].reference = out.bound[v].ref;
     if (!straggler[v] && !std::isnan(out.nodes[v].score)) scores.push_back(out.nodes[v].score);
   }
@@ -600,13 +670,7 @@ std::vector<int> fabric_wide(const Grouped& g, const NodePass& pass, const Attri
         pass.nodes[e.b].kind != NodeVerdict::Kind::Healthy)
       continue;
     rounds.push_back(e.round);
-    const std::size_t size = e.end - e.begin;
-    if (size <= kFewValues) {
-      meds.push_back(median_sorted(g.values.data() + e.begin, size, buf));
-    } else {
-      buf.assign(g.values.begin() + static_cast<std::ptrdiff_t>(e.begin), g.values.begin() + static_cast<std::ptrdiff_t>(e.end));
-      meds.push_back(median_in_place(buf));
-    }
+    meds.push_back(e.level.median);
   }
   // make_bound(meds), without its copies of a million values.
   Bound rb;
@@ -614,9 +678,11 @@ std::vector<int> fabric_wide(const Grouped& g, const NodePass& pass, const Attri
   rb.k = opt.mad_k;
   if (!meds.empty()) {
     std::vector<double> dev;
-    buf = meds;  // meds stay in the order of rounds
-    rb.mad = scaled_mad_in_place(buf, dev);
-    rb.ref = median_in_place(buf);
+    std::vector<std::uint64_t> cand;
+    rb.ref = median_of(meds, cand, buf);
+    dev.reserve(meds.size());
+    for (double x : meds) dev.push_back(std::abs(x - rb.ref));
+    rb.mad = 1.4826 * median_of(dev, cand, buf);
     rb.floored = std::min(std::max(rb.mad, opt.min_mad_frac * rb.ref), opt.max_excused * rb.ref / opt.mad_k);
   }
   std::vector<int> out;
@@ -718,8 +784,10 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
     std::set<std::pair<int, int>> again;
     for (const auto& e : grouped.entries)
       if (e.confirmation) again.insert({e.a, e.b});
+    if (!again.empty()) {
     const Pooled all = pool(grouped, nodes, [&](const Grouped::Entry& e) { return again.count({e.a, e.b}) > 0; });
     for (const auto& q : all.pairs) out.matrix[q.a][q.b] = out.matrix[q.b][q.a] = q.median;
+    }
   }
   int touched = 0;
   for (const auto& adj : kept.adj) touched += adj.empty() ? 0 : 1;
