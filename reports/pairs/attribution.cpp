@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/core/radix_median.h"
 #include "reports/core/stats.h"
 
 namespace collbench::report {
@@ -53,50 +54,6 @@ double scaled_mad_in_place(std::vector<double>& v, std::vector<double>& dev) {
   dev.clear();
   for (double x : v) dev.push_back(std::abs(x - m));
   return 1.4826 * median_in_place(dev);
-}
-
-// Doubles as unsigned keys in the same order: negative values flipped whole, others with the
-// sign bit set.
-constexpr std::uint64_t kSignBit = std::uint64_t{1} << 63;
-std::uint64_t order_key(double x) {
-  const auto u = std::bit_cast<std::uint64_t>(x);
-  return (u & kSignBit) ? ~u : (u | kSignBit);
-}
-double from_order_key(std::uint64_t k) { return std::bit_cast<double>((k & kSignBit) ? (k & ~kSignBit) : ~k); }
-
-// Exactly median() of v, which stays as it is. A large v by radix selection: one histogram pass
-// over the keys' top 16 bits finds the bucket of the median, a second gathers that bucket, and
-// nth_element runs on it alone. At a million values that is two streaming passes, where
-// nth_element over all of them is several passes of mispredicted branches.
-double median_of(std::span<const double> v, std::vector<std::uint64_t>& cand, std::vector<double>& copy) {
-  const std::size_t n = v.size();
-  if (n < 4096) {
-    copy.assign(v.begin(), v.end());
-    return median_in_place(copy);
-  }
-  constexpr int kShift = 48;
-  std::vector<std::uint32_t> count(std::size_t{1} << (64 - kShift));
-  for (double x : v) ++count[order_key(x) >> kShift];
-  std::size_t k = (n - 1) / 2, digit = 0;  // the lower middle value, and for even n the one after
-  for (; k >= count[digit]; ++digit) k -= count[digit];
-  cand.clear();
-  for (double x : v)
-    if (const std::uint64_t key = order_key(x); (key >> kShift) == digit) cand.push_back(key);
-  const auto at = cand.begin() + static_cast<std::ptrdiff_t>(k);
-  std::nth_element(cand.begin(), at, cand.end());
-  const double lower = from_order_key(*at);
-  if (n % 2 == 1) return lower;
-  // The next value is the least of the rest of the bucket, or of the next bucket that has any.
-  std::uint64_t upper = std::numeric_limits<std::uint64_t>::max();
-  if (k + 1 < cand.size()) {
-    upper = *std::min_element(at + 1, cand.end());
-  } else {
-    std::size_t next = digit + 1;
-    while (count[next] == 0) ++next;
-    for (double x : v)
-      if (const std::uint64_t key = order_key(x); (key >> kShift) == next) upper = std::min(upper, key);
-  }
-  return (lower + from_order_key(upper)) / 2;
 }
 
 // A pair as its node sees it: the partner, and the pair's index, median and sample count inline
@@ -284,9 +241,7 @@ double relative_noise(const Grouped& g, const Pooled& p) {
     for (std::size_t j = e.begin; j < e.end; ++j)
       if (g.values[j] != q.median) rel.push_back(std::abs(g.values[j] - q.median) / q.median);
   }
-  std::vector<std::uint64_t> cand;
-  std::vector<double> copy;
-  return rel.empty() ? 0 : 1.4826 * median_of(rel, cand, copy);
+  return rel.empty() ? 0 : 1.4826 * radix_median(rel);
 }
 
 // The yardstick from a set of pairs: their median, and a spread that is at least the standard
@@ -447,7 +402,12 @@ struct SortedPair {
 std::vector<SortedPair> sort_by_median(const std::vector<Pair>& pairs) {
   constexpr int kBits = 11, kPasses = (64 + kBits - 1) / kBits;
   constexpr std::size_t kBuckets = std::size_t{1} << kBits;
-  const auto key = order_key;
+  constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
+  // Order-preserving: negative values flipped whole, others with the sign bit set.
+  auto key = [](double x) {
+    const auto u = std::bit_cast<std::uint64_t>(x);
+    return (u & kSign) ? ~u : (u | kSign);
+  };
   std::vector<SortedPair> v(pairs.size()), tmp(pairs.size());
   std::vector<std::size_t> count(kPasses * kBuckets, 0);
   for (std::size_t i = 0; i < pairs.size(); ++i) {
@@ -662,7 +622,7 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
 // than a node's fault. Needs two slow pairs, since one slow pair is a node's or a link's.
 std::vector<int> fabric_wide(const Grouped& g, const NodePass& pass, const AttributionOptions& opt) {
   std::vector<int> rounds;
-  std::vector<double> meds, buf;
+  std::vector<double> meds;
   rounds.reserve(g.entries.size());
   meds.reserve(g.entries.size());
   for (const Grouped::Entry& e : g.entries) {
@@ -672,17 +632,16 @@ std::vector<int> fabric_wide(const Grouped& g, const NodePass& pass, const Attri
     rounds.push_back(e.round);
     meds.push_back(e.level.median);
   }
-  // make_bound(meds), without its copies of a million values.
+  // make_bound(meds), without its copies and sorts of a million values.
   Bound rb;
   rb.min_drop = opt.min_drop;
   rb.k = opt.mad_k;
   if (!meds.empty()) {
     std::vector<double> dev;
-    std::vector<std::uint64_t> cand;
-    rb.ref = median_of(meds, cand, buf);
+    rb.ref = radix_median(meds);
     dev.reserve(meds.size());
     for (double x : meds) dev.push_back(std::abs(x - rb.ref));
-    rb.mad = 1.4826 * median_of(dev, cand, buf);
+    rb.mad = 1.4826 * radix_median(dev);
     rb.floored = std::min(std::max(rb.mad, opt.min_mad_frac * rb.ref), opt.max_excused * rb.ref / opt.mad_k);
   }
   std::vector<int> out;
