@@ -58,10 +58,9 @@ double scaled_mad_in_place(std::vector<double>& v, std::vector<double>& dev) {
 
 // A pair as its node sees it: the partner, and the pair's index, median and sample count inline
 // so a node's pairs are read in one sweep.
-struct Edge {
+struct Edge {  // 16 bytes: a million of them are read in every pass over the nodes
   int partner = 0, pair = 0;
   double median = 0;
-  std::size_t samples = 0;
 };
 
 // A pair's few samples (the common case: one round's iterations) are sorted by insertion, which
@@ -217,8 +216,8 @@ Pooled pool(const Grouped& g, int n, Keep keep) {
     const int p = static_cast<int>(out.pairs.size());
     const double med = level.median;
     out.pairs.push_back({e.a, e.b, med, size, level.noise});
-    out.adj[e.a].push_back({e.b, p, med, size});
-    out.adj[e.b].push_back({e.a, p, med, size});
+    out.adj[e.a].push_back({e.b, p, med});
+    out.adj[e.b].push_back({e.a, p, med});
   }
   return out;
 }
@@ -468,7 +467,7 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
   // Pairs that all took the same number of samples (a fixed count) have that for every median.
   const bool one_count = counts.empty() || counts.front() == counts.back();
   for (int v = 0; v < n && !one_count; ++v) {
-    for (const Edge& e : p.adj[v]) node_counts[v].push_back(static_cast<double>(e.samples));
+    for (const Edge& e : p.adj[v]) node_counts[v].push_back(static_cast<double>(p.pairs[e.pair].samples));
     if (!std::is_sorted(node_counts[v].begin(), node_counts[v].end()))
       std::sort(node_counts[v].begin(), node_counts[v].end());
   }
@@ -487,12 +486,19 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     for (const Edge& e : p.adj[s])
       if (!straggler[e.partner]) {
         gone_meds.push_back(e.median);
-        gone_counts.push_back(static_cast<double>(e.samples));
+        gone_counts.push_back(static_cast<double>(p.pairs[e.pair].samples));
       }
     straggler[s] = 1;
     take_out(meds, gone_meds);
     take_out(counts, gone_counts);
   };
+  // Each node's pairs with fewer samples than a verdict needs (rarely any), by partner like adj.
+  std::vector<std::vector<std::pair<int, int>>> few(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < p.pairs.size(); ++i)
+    if (const Pair& q = p.pairs[i]; q.samples < static_cast<std::size_t>(o.min_samples_per_pair)) {
+      few[q.a].push_back({q.b, static_cast<int>(i)});
+      few[q.b].push_back({q.a, static_cast<int>(i)});
+    }
   std::vector<double> my_meds, my_counts;
   Hints med_hints, count_hints;
   // A node's pairs with non-stragglers, sorted: its own list, less those with stragglers.
@@ -504,7 +510,7 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     buf = sorted[v];
     for (const Edge& e : p.adj[v])
       if (straggler[e.partner]) {
-        const double x = counts_of ? static_cast<double>(e.samples) : e.median;
+        const double x = counts_of ? static_cast<double>(p.pairs[e.pair].samples) : e.median;
         buf.erase(std::lower_bound(buf.begin(), buf.end(), x));
       }
     return buf;
@@ -518,10 +524,14 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     const double count_median = one_count ? (l.ref_pairs > 0 ? counts.front() : 0)
                                           : Without(counts, live(v, node_counts, my_counts, true), &count_hints).median();
     l.bound = widen(rest.bound(o), l.ref_pairs, count_median, rel_noise, o);
+    for (const auto& [partner, pair] : few[v])
+      if (!straggler[partner]) {
+        l.thin = pair;
+        break;
+      }
     for (const Edge& e : p.adj[v]) {
       if (straggler[e.partner]) continue;
       ++l.live;
-      if (e.samples < static_cast<std::size_t>(o.min_samples_per_pair) && l.thin < 0) l.thin = e.pair;
       if (l.bound.ref > 0 && 1 - e.median / l.bound.ref >= 3 * o.min_drop) ++l.far;
       if (l.bound.slow(e.median)) {
         ++l.slow;
@@ -737,16 +747,18 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
   Pooled kept = pool(grouped, nodes, first);
   // The matrix is of every sample: it differs from the first samples' only where a pair was
   // measured again in the confirmation.
+  // Row by row from each node's pairs: pair by pair, every other write went to another row.
   out.matrix.assign(nodes, std::vector<double>(nodes, kNaN));
-  for (const auto& q : kept.pairs) out.matrix[q.a][q.b] = out.matrix[q.b][q.a] = q.median;
-  {
-    std::set<std::pair<int, int>> again;
-    for (const auto& e : grouped.entries)
-      if (e.confirmation) again.insert({e.a, e.b});
-    if (!again.empty()) {
+  for (int v = 0; v < nodes; ++v) {
+    std::vector<double>& row = out.matrix[v];
+    for (const Edge& e : kept.adj[v]) row[e.partner] = e.median;
+  }
+  std::set<std::pair<int, int>> again;
+  for (const auto& e : grouped.entries)
+    if (e.confirmation) again.insert({e.a, e.b});
+  if (!again.empty()) {
     const Pooled all = pool(grouped, nodes, [&](const Grouped::Entry& e) { return again.count({e.a, e.b}) > 0; });
     for (const auto& q : all.pairs) out.matrix[q.a][q.b] = out.matrix[q.b][q.a] = q.median;
-    }
   }
   int touched = 0;
   for (const auto& adj : kept.adj) touched += adj.empty() ? 0 : 1;
