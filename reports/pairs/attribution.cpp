@@ -56,9 +56,10 @@ double scaled_mad_in_place(std::vector<double>& v, std::vector<double>& dev) {
   return 1.4826 * median_in_place(dev);
 }
 
-// A pair as its node sees it: the partner, and the pair's index, median and sample count inline
-// so a node's pairs are read in one sweep.
-struct Edge {  // 16 bytes: a million of them are read in every pass over the nodes
+// A pair as its node sees it: the partner, and the pair's index and median inline so a node's
+// pairs are read in one sweep. 16 bytes: every pass over the nodes reads a million of them; the
+// sample count, rarely needed, is the pair's.
+struct Edge {
   int partner = 0, pair = 0;
   double median = 0;
 };
