@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "reports/core/radix_median.h"
 #include "reports/core/stats.h"
 
 namespace collbench::report {
@@ -55,25 +56,51 @@ double scaled_mad_in_place(std::vector<double>& v, std::vector<double>& dev) {
   return 1.4826 * median_in_place(dev);
 }
 
-// A pair as its node sees it: the partner, and the pair's index, median and sample count inline
-// so a node's pairs are read in one sweep.
+// A pair as its node sees it: the partner, and the pair's index and median inline so a node's
+// pairs are read in one sweep. 16 bytes: every pass over the nodes reads a million of them; the
+// sample count, rarely needed, is the pair's.
 struct Edge {
   int partner = 0, pair = 0;
   double median = 0;
-  std::size_t samples = 0;
 };
 
 // A pair's few samples (the common case: one round's iterations) are sorted by insertion, which
 // at a handful of values beats selecting in a copy.
 constexpr std::size_t kFewValues = 16;
 
-// median() of v[0..n), leaving them sorted in `sorted`.
-double median_sorted(const double* v, std::size_t n, std::vector<double>& sorted) {
-  sorted.assign(v, v + n);
+// median() of s[0..n), n <= kFewValues, sorting them in place.
+double median_sorting(double* s, std::size_t n) {
   for (std::size_t i = 1; i < n; ++i)
-    for (std::size_t j = i; j > 0 && sorted[j] < sorted[j - 1]; --j) std::swap(sorted[j], sorted[j - 1]);
+    for (std::size_t j = i; j > 0 && s[j] < s[j - 1]; --j) std::swap(s[j], s[j - 1]);
   if (n == 0) return 0;
-  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+// A set of iterations' median and scaled MAD, exactly as median() and scaled_mad() give them.
+struct Level {
+  double median = 0, noise = 0;
+};
+Level level_of(const double* v, std::size_t n, std::vector<double>& work, std::vector<double>& dev) {
+  Level l;
+  if (n == 3) {
+    // The common case, without branches: the median of three, and the nearer outer value's
+    // distance from it (the median's own distance is 0), as the general path computes them.
+    const double lo = std::min(v[0], v[1]), hi = std::max(v[0], v[1]);
+    l.median = std::max(lo, std::min(hi, v[2]));
+    const double top = std::max(hi, v[2]), bottom = std::min(lo, v[2]);
+    l.noise = 1.4826 * std::min(l.median - bottom, top - l.median);
+  } else if (n <= kFewValues) {
+    double s[kFewValues];
+    std::copy(v, v + n, s);
+    l.median = median_sorting(s, n);
+    for (std::size_t i = 0; i < n; ++i) s[i] = std::abs(s[i] - l.median);
+    l.noise = 1.4826 * median_sorting(s, n);
+  } else {
+    work.assign(v, v + n);
+    l.median = median_in_place(work);
+    l.noise = scaled_mad_in_place(work, dev);
+  }
+  return l;
 }
 
 // Samples pooled per unordered pair; pairs sorted by (a, b), adj[v] by partner.
@@ -97,6 +124,7 @@ struct Grouped {
     int a = 0, b = 0, round = 0;
     bool confirmation = false;
     std::size_t begin = 0, end = 0;  // into values
+    Level level;                     // of its values: most pairs are one entry, their level is the pair's
   };
   std::vector<Entry> entries;
   std::vector<std::size_t> group;  // the first entry of each pair, and entries.size()
@@ -105,15 +133,20 @@ struct Grouped {
 
 Grouped group_samples(const std::vector<PairSample>& samples, int n) {
   Grouped g;
-  struct Key {  // 12 bytes: two passes over a million of them
-    int a = 0, b = 0;
-    std::uint32_t sample = 0;
+  // What an entry needs of its sample, so the samples are read in their own order only: reading
+  // them in pair order was mostly cache misses.
+  struct Key {
+    int a = 0, b = 0, round = 0;
+    std::uint32_t sample = 0, size = 0;
+    bool confirmation = false;
   };
   std::vector<Key> in, out;
   in.reserve(samples.size());
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const PairSample& s = samples[i];
-    if (!s.rates.empty()) in.push_back({std::min(s.a, s.b), std::max(s.a, s.b), static_cast<std::uint32_t>(i)});
+    if (!s.rates.empty())
+      in.push_back({std::min(s.a, s.b), std::max(s.a, s.b), s.round, static_cast<std::uint32_t>(i),
+                    static_cast<std::uint32_t>(s.rates.size()), s.confirmation});
   }
   out.resize(in.size());
   std::vector<std::size_t> start(static_cast<std::size_t>(n) + 1);
@@ -128,19 +161,22 @@ Grouped group_samples(const std::vector<PairSample>& samples, int n) {
   out = {};
   std::vector<std::size_t> offset(samples.size());
   std::size_t at = 0;
-  g.entries.reserve(in.size());
+  g.entries.resize(in.size());
   for (std::size_t j = 0; j < in.size(); ++j) {
     const Key& k = in[j];
-    const PairSample& s = samples[k.sample];
     if (j == 0 || k.a != in[j - 1].a || k.b != in[j - 1].b) g.group.push_back(j);
     offset[k.sample] = at;
-    g.entries.push_back({k.a, k.b, s.round, s.confirmation, at, at + s.rates.size()});
-    at += s.rates.size();
+    Grouped::Entry& e = g.entries[j];
+    e.a = k.a, e.b = k.b, e.round = k.round, e.confirmation = k.confirmation, e.begin = at, e.end = at + k.size;
+    at += k.size;
   }
   g.group.push_back(in.size());
   g.values.resize(at);
   for (std::size_t i = 0; i < samples.size(); ++i)
     std::copy(samples[i].rates.begin(), samples[i].rates.end(), g.values.begin() + static_cast<std::ptrdiff_t>(offset[i]));
+  // Each entry's level once, in value order; pooling and the fabric-wide rule both read it.
+  std::vector<double> work, dev;
+  for (Grouped::Entry& e : g.entries) e.level = level_of(g.values.data() + e.begin, e.end - e.begin, work, dev);
   return g;
 }
 
@@ -158,15 +194,17 @@ Pooled pool(const Grouped& g, int n, Keep keep) {
   for (int v = 0; v < n; ++v) out.adj[v].reserve(static_cast<std::size_t>(degree[static_cast<std::size_t>(v)]));
   std::vector<double> values, work, dev;
   for (std::size_t k = 0; k + 1 < g.group.size(); ++k) {
-    // One kept entry (the common case) is read in place; more are gathered.
+    // One kept entry (the common case) has its level already; more are gathered.
     const double* data = nullptr;
     std::size_t size = 0, kept = 0;
+    Level level;
     for (std::size_t j = g.group[k]; j < g.group[k + 1]; ++j) {
       const Grouped::Entry& e = g.entries[j];
       if (!keep(e)) continue;
       if (kept++ == 0) {
         data = g.values.data() + e.begin;
         size = e.end - e.begin;
+        level = e.level;
       } else {
         if (kept == 2) values.assign(data, data + size);
         values.insert(values.end(), g.values.begin() + static_cast<std::ptrdiff_t>(e.begin),
@@ -174,22 +212,13 @@ Pooled pool(const Grouped& g, int n, Keep keep) {
       }
     }
     if (kept == 0) continue;
-    if (kept > 1) data = values.data(), size = values.size();
+    if (kept > 1) size = values.size(), level = level_of(values.data(), size, work, dev);
     const Grouped::Entry& e = g.entries[g.group[k]];
     const int p = static_cast<int>(out.pairs.size());
-    double med = 0, noise = 0;
-    if (size <= kFewValues) {
-      med = median_sorted(data, size, dev);
-      for (double& x : dev) x = std::abs(x - med);
-      noise = 1.4826 * median_sorted(dev.data(), dev.size(), work);
-    } else {
-      work.assign(data, data + size);
-      med = median_in_place(work);
-      noise = scaled_mad_in_place(work, dev);
-    }
-    out.pairs.push_back({e.a, e.b, med, size, noise});
-    out.adj[e.a].push_back({e.b, p, med, size});
-    out.adj[e.b].push_back({e.a, p, med, size});
+    const double med = level.median;
+    out.pairs.push_back({e.a, e.b, med, size, level.noise});
+    out.adj[e.a].push_back({e.b, p, med});
+    out.adj[e.b].push_back({e.a, p, med});
   }
   return out;
 }
@@ -212,7 +241,7 @@ double relative_noise(const Grouped& g, const Pooled& p) {
     for (std::size_t j = e.begin; j < e.end; ++j)
       if (g.values[j] != q.median) rel.push_back(std::abs(g.values[j] - q.median) / q.median);
   }
-  return rel.empty() ? 0 : 1.4826 * median_in_place(rel);
+  return rel.empty() ? 0 : 1.4826 * radix_median(rel);
 }
 
 // The yardstick from a set of pairs: their median, and a spread that is at least the standard
@@ -439,7 +468,7 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
   // Pairs that all took the same number of samples (a fixed count) have that for every median.
   const bool one_count = counts.empty() || counts.front() == counts.back();
   for (int v = 0; v < n && !one_count; ++v) {
-    for (const Edge& e : p.adj[v]) node_counts[v].push_back(static_cast<double>(e.samples));
+    for (const Edge& e : p.adj[v]) node_counts[v].push_back(static_cast<double>(p.pairs[e.pair].samples));
     if (!std::is_sorted(node_counts[v].begin(), node_counts[v].end()))
       std::sort(node_counts[v].begin(), node_counts[v].end());
   }
@@ -458,12 +487,19 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     for (const Edge& e : p.adj[s])
       if (!straggler[e.partner]) {
         gone_meds.push_back(e.median);
-        gone_counts.push_back(static_cast<double>(e.samples));
+        gone_counts.push_back(static_cast<double>(p.pairs[e.pair].samples));
       }
     straggler[s] = 1;
     take_out(meds, gone_meds);
     take_out(counts, gone_counts);
   };
+  // Each node's pairs with fewer samples than a verdict needs (rarely any), by partner like adj.
+  std::vector<std::vector<std::pair<int, int>>> few(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < p.pairs.size(); ++i)
+    if (const Pair& q = p.pairs[i]; q.samples < static_cast<std::size_t>(o.min_samples_per_pair)) {
+      few[q.a].push_back({q.b, static_cast<int>(i)});
+      few[q.b].push_back({q.a, static_cast<int>(i)});
+    }
   std::vector<double> my_meds, my_counts;
   Hints med_hints, count_hints;
   // A node's pairs with non-stragglers, sorted: its own list, less those with stragglers.
@@ -475,7 +511,7 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     buf = sorted[v];
     for (const Edge& e : p.adj[v])
       if (straggler[e.partner]) {
-        const double x = counts_of ? static_cast<double>(e.samples) : e.median;
+        const double x = counts_of ? static_cast<double>(p.pairs[e.pair].samples) : e.median;
         buf.erase(std::lower_bound(buf.begin(), buf.end(), x));
       }
     return buf;
@@ -489,10 +525,14 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     const double count_median = one_count ? (l.ref_pairs > 0 ? counts.front() : 0)
                                           : Without(counts, live(v, node_counts, my_counts, true), &count_hints).median();
     l.bound = widen(rest.bound(o), l.ref_pairs, count_median, rel_noise, o);
+    for (const auto& [partner, pair] : few[v])
+      if (!straggler[partner]) {
+        l.thin = pair;
+        break;
+      }
     for (const Edge& e : p.adj[v]) {
       if (straggler[e.partner]) continue;
       ++l.live;
-      if (e.samples < static_cast<std::size_t>(o.min_samples_per_pair) && l.thin < 0) l.thin = e.pair;
       if (l.bound.ref > 0 && 1 - e.median / l.bound.ref >= 3 * o.min_drop) ++l.far;
       if (l.bound.slow(e.median)) {
         ++l.slow;
@@ -506,12 +546,14 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
   };
 
   std::vector<char> decided(n, 0);
+  // The last pass's looks are every other node's final one: no straggler was added after it.
+  std::vector<Look> looks(static_cast<std::size_t>(n));
   for (;;) {
     int worst = -1;
     Look worst_look;
     for (int v = 0; v < n; ++v) {
       if (decided[v]) continue;
-      Look l = look(v);
+      const Look& l = looks[v] = look(v);
       const bool all_but_few = l.slow > 0 && static_cast<double>(l.live - l.slow) <= kMaxNormalShare * static_cast<double>(l.live);
       if (all_but_few && l.thin < 0 && (worst < 0 || l.score < worst_look.score)) worst = v, worst_look = l;
     }
@@ -523,18 +565,18 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     out.thin[worst] = worst_look.ref_pairs < kTooFewPairs;
   }
 
+  std::vector<std::pair<int, double>> partners;
   for (int v = 0; v < n; ++v) {
     NodeVerdict& nv = out.nodes[v];
     nv.node = v;
-    std::vector<std::pair<int, double>> partners;
+    partners.clear();
     for (const Edge& e : p.adj[v]) partners.push_back({e.partner, e.median});
     const std::size_t keep = std::min(partners.size(), kWorstPartners);
     std::partial_sort(partners.begin(), partners.begin() + static_cast<std::ptrdiff_t>(keep), partners.end(),
                       [](const auto& x, const auto& y) { return x.second < y.second; });
-    partners.resize(keep);
-    nv.worst_partners = std::move(partners);
+    nv.worst_partners.assign(partners.begin(), partners.begin() + static_cast<std::ptrdiff_t>(keep));
     if (nv.kind == NodeVerdict::Kind::Straggler) continue;
-    const Look l = look(v);
+    const Look& l = looks[v];
     out.bound[v] = l.bound;
     out.thin[v] = l.ref_pairs < kTooFewPairs;
     if (p.adj[v].empty()) {
@@ -571,12 +613,11 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
     }
   }
   // Scores for the report: a node's pairs with non-stragglers, against the median node.
-  std::vector<double> buf, scores;
+  // A straggler's pairs are all of its own (sorted) list; another's are live().
+  std::vector<double> scores;
   for (int v = 0; v < n; ++v) {
-    buf.clear();
-    for (const Edge& e : p.adj[v])
-      if (!straggler[e.partner] || straggler[v]) buf.push_back(e.median);
-    out.nodes[v].score = buf.empty() ? kNaN : median(buf);
+    const std::span<const double> mine = straggler[v] ? std::span<const double>(node_meds[v]) : live(v, node_meds, my_meds, false);
+    out.nodes[v].score = mine.empty() ? kNaN : Without(mine, {}).median();
     out.nodes[v].reference = out.bound[v].ref;
     if (!straggler[v] && !std::isnan(out.nodes[v].score)) scores.push_back(out.nodes[v].score);
   }
@@ -592,7 +633,7 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
 // than a node's fault. Needs two slow pairs, since one slow pair is a node's or a link's.
 std::vector<int> fabric_wide(const Grouped& g, const NodePass& pass, const AttributionOptions& opt) {
   std::vector<int> rounds;
-  std::vector<double> meds, buf;
+  std::vector<double> meds;
   rounds.reserve(g.entries.size());
   meds.reserve(g.entries.size());
   for (const Grouped::Entry& e : g.entries) {
@@ -600,23 +641,18 @@ std::vector<int> fabric_wide(const Grouped& g, const NodePass& pass, const Attri
         pass.nodes[e.b].kind != NodeVerdict::Kind::Healthy)
       continue;
     rounds.push_back(e.round);
-    const std::size_t size = e.end - e.begin;
-    if (size <= kFewValues) {
-      meds.push_back(median_sorted(g.values.data() + e.begin, size, buf));
-    } else {
-      buf.assign(g.values.begin() + static_cast<std::ptrdiff_t>(e.begin), g.values.begin() + static_cast<std::ptrdiff_t>(e.end));
-      meds.push_back(median_in_place(buf));
-    }
+    meds.push_back(e.level.median);
   }
-  // make_bound(meds), without its copies of a million values.
+  // make_bound(meds), without its copies and sorts of a million values.
   Bound rb;
   rb.min_drop = opt.min_drop;
   rb.k = opt.mad_k;
   if (!meds.empty()) {
     std::vector<double> dev;
-    buf = meds;  // meds stay in the order of rounds
-    rb.mad = scaled_mad_in_place(buf, dev);
-    rb.ref = median_in_place(buf);
+    rb.ref = radix_median(meds);
+    dev.reserve(meds.size());
+    for (double x : meds) dev.push_back(std::abs(x - rb.ref));
+    rb.mad = 1.4826 * radix_median(dev);
     rb.floored = std::min(std::max(rb.mad, opt.min_mad_frac * rb.ref), opt.max_excused * rb.ref / opt.mad_k);
   }
   std::vector<int> out;
@@ -712,12 +748,16 @@ Attribution attribute(const std::vector<PairSample>& samples, int nodes, const A
   Pooled kept = pool(grouped, nodes, first);
   // The matrix is of every sample: it differs from the first samples' only where a pair was
   // measured again in the confirmation.
+  // Row by row from each node's pairs: pair by pair, every other write went to another row.
   out.matrix.assign(nodes, std::vector<double>(nodes, kNaN));
-  for (const auto& q : kept.pairs) out.matrix[q.a][q.b] = out.matrix[q.b][q.a] = q.median;
-  {
-    std::set<std::pair<int, int>> again;
-    for (const auto& e : grouped.entries)
-      if (e.confirmation) again.insert({e.a, e.b});
+  for (int v = 0; v < nodes; ++v) {
+    std::vector<double>& row = out.matrix[v];
+    for (const Edge& e : kept.adj[v]) row[e.partner] = e.median;
+  }
+  std::set<std::pair<int, int>> again;
+  for (const auto& e : grouped.entries)
+    if (e.confirmation) again.insert({e.a, e.b});
+  if (!again.empty()) {
     const Pooled all = pool(grouped, nodes, [&](const Grouped::Entry& e) { return again.count({e.a, e.b}) > 0; });
     for (const auto& q : all.pairs) out.matrix[q.a][q.b] = out.matrix[q.b][q.a] = q.median;
   }

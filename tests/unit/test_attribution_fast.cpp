@@ -167,6 +167,29 @@ TEST(AttributionFast, AgreesWithTheReferenceOnRandomClusters) {
   EXPECT_GT(seen.wide, 0u);
 }
 
+TEST(AttributionFast, AgreesOnALargerCluster) {
+  // Enough pairs (4,950) and iterations that the medians of all of them are radix-selected.
+  std::mt19937 gen(99);
+  for (int faults : {0, 1, 2, 5})
+    for (bool busy : {false, true}) {
+      Cluster c;
+      c.n = 100;
+      c.busy = busy;
+      const Schedule s = pairwise_schedule(c.n);
+      std::uniform_int_distribution<int> node(0, c.n - 1);
+      for (int i = 0; i < faults; ++i) {
+        c.slow.insert(node(gen));
+        const Round& r = s[static_cast<std::size_t>(node(gen)) % s.size()];
+        c.links.insert(r.pairs[static_cast<std::size_t>(node(gen)) % r.pairs.size()]);
+      }
+      AttributionOptions o;
+      if (busy) o = busy_host_rule(o);
+      const std::vector<PairSample> samples = measure(c, gen);
+      SCOPED_TRACE(testing::Message() << "faults=" << faults << " busy=" << busy);
+      expect_same(attribute(samples, c.n, o), reference_impl::attribute(samples, c.n, o));
+    }
+}
+
 TEST(AttributionFast, AgreesOnTiesAndFewPairs) {
   // Equal medians everywhere (ties in every order statistic), and clusters of 2 to 5 nodes.
   for (int n = 2; n <= 9; ++n) {
