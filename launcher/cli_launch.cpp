@@ -57,8 +57,11 @@ bool plain(const std::string& s, const std::string& allowed_punctuation) {
 
 // The wrapped command must parse, measure, and leave the results option to the job.
 std::string check_wrapped(const std::vector<std::string>& command) {
+  // -o names fabric's results file; for run and hunt it is the reduction (-o max).
+  const bool o_is_output = !command.empty() && command.front() == "fabric";
   for (const auto& a : command)
-    if (a == "--json" || a == "-o" || a == "--output" || a.rfind("--json=", 0) == 0 || a.rfind("--output=", 0) == 0)
+    if (a == "--json" || a.rfind("--json=", 0) == 0 ||
+        (o_is_output && (a == "-o" || a == "--output" || a.rfind("--output=", 0) == 0)))
       throw UsageError(fmt::format("the command after -- names its results file ({}); the job writes it (collbench-"
                                    "<job id>.json), so leave {} out",
                                    a, a.substr(0, a.find('='))));

@@ -34,6 +34,13 @@ TEST_F(Launch, SlurmScriptIsValidBashExecutableAndNamesTheInstance) {
   EXPECT_EQ(std::system(("bash -n " + out.string()).c_str()), 0) << text;
 }
 
+// -o is run's and hunt's reduction, not a results file: the job keeps it.
+TEST_F(Launch, TheWrappedRunKeepsItsReduction) {
+  const Result r = collbench("launch slurm --nodes 2 --tasks-per-node 2 -- run -o max --ops all_reduce");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("run -o max --ops all_reduce"), std::string::npos) << r.out;
+}
+
 TEST_F(Launch, K8sDocumentGoesToStandardOutputWithoutAFile) {
   const Result r = collbench(
       "launch k8s --nodes 2 --instance-type p4d.24xlarge --image reg/cb:1 --env NCCL_DEBUG=INFO -- run -e 1G");
@@ -52,6 +59,7 @@ TEST_F(Launch, BadInputIsRefusedByNameAndNothingIsWritten) {
   const std::vector<Case> cases{
       {"slurm --nodes 2 --tasks-per-node 2 -- analyze x.txt", "launch runs one that measures"},
       {"slurm --nodes 2 --tasks-per-node 2 -- run --json r.json", "leave --json out"},
+      {"slurm --nodes 2 --tasks-per-node 2 -- fabric -o f.json", "leave -o out"},
       {"slurm --nodes 2 --tasks-per-node 2 -- run --ops nosuch", "the command after --: "},
       {"slurm --nodes 2 -- run", "give --instance-type"},
       {"slurm --nodes 0 --tasks-per-node 2 -- run", "--nodes 0"},
