@@ -11,7 +11,7 @@ Usage: scripts/sanitize.sh [--fuzz-seconds N] [--build-dir DIR] [--no-build] [--
 Configures and builds DIR with clang, ASan, UBSan and libFuzzer (-DCOLLBENCH_SANITIZE=ON
 -DCOLLBENCH_FUZZ=ON, -O1, no CUDA), only the targets the checks need: collbench, the unit and
 end-to-end test programs and the fuzz targets. Then runs
-  1. the unit tests,
+  1. the unit tests (unit_tests, inspector_tests),
   2. the end-to-end tests, which run the sanitized collbench under mpirun (the fake-cluster,
      Chromium and Slurm tests are left to scripts/test.sh's main build),
   3. every fuzz target: its regression inputs, then N seconds from its seeds (scripts/fuzz.sh).
@@ -68,7 +68,7 @@ if [ "$build" = 1 ]; then
       "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" -DCOLLBENCH_CUDA=OFF -DCOLLBENCH_MICRO=OFF -DCOLLBENCH_TESTS=ON \
       -DCOLLBENCH_SANITIZE=ON -DCOLLBENCH_FUZZ=ON >/dev/null
   fi
-  targets=(collbench unit_tests e2e_tests "${fuzz_targets[@]}")
+  targets=(collbench unit_tests e2e_tests inspector_tests e2e_inspector_tests "${fuzz_targets[@]}")
   [ "$verdict_e2e" = 1 ] && targets+=(e2e_verdict_tests)  # 7 test files: not built when not run
   grep -q '^LIBFABRIC_FOUND:INTERNAL=1' "$build_dir/CMakeCache.txt" && targets+=(e2e_fabric_tests)
   step "building ${targets[*]}"
@@ -105,7 +105,7 @@ run_tests() {
 collbench_bin="$(cd "$build_dir" && pwd)/collbench"
 [ "$(nm "$collbench_bin" 2>/dev/null | grep -c __asan_init)" -gt 0 ] ||
   { echo "sanitize.sh: $collbench_bin is not built with AddressSanitizer" >&2; exit 1; }
-e2e_programs=(e2e_tests)
+e2e_programs=(e2e_tests e2e_inspector_tests)
 [ "$verdict_e2e" = 1 ] && e2e_programs+=(e2e_verdict_tests)
 for program in "${e2e_programs[@]}"; do
   grep -aq "$collbench_bin" "$build_dir/tests/$program" ||
@@ -113,8 +113,10 @@ for program in "${e2e_programs[@]}"; do
 done
 
 run_tests unit_tests
+run_tests inspector_tests
 # This build has no CUDA: --backend nccl is refused before the set-up that test injects a failure in.
 run_tests e2e_tests --gtest_filter=-E2E.RankFailingBackendSetUpIsNamedAndNobodyWaits
+run_tests e2e_inspector_tests
 if [ "$verdict_e2e" = 1 ]; then run_tests e2e_verdict_tests; fi
 if [ -x "$build_dir/tests/e2e_fabric_tests" ]; then run_tests e2e_fabric_tests; fi
 
