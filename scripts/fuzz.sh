@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all_targets=(fuzz_sizes fuzz_nccl_text_parser fuzz_nccl_log fuzz_thresholds fuzz_known_issues fuzz_partial_journal fuzz_result_input
-             fuzz_report_document)
+             fuzz_report_document fuzz_inspector)
 
 usage() {
   cat <<EOF
@@ -90,6 +90,7 @@ seeds_of() {
     fuzz_partial_journal) echo tests/fuzz/seeds/partial tests/fuzz/seeds/run ;;
     fuzz_result_input) echo tests/fuzz/seeds/run tests/fuzz/seeds/partial tests/fuzz/seeds/text tests/fixtures/collbench tests/fixtures/written ;;
     fuzz_report_document) echo tests/fuzz/seeds/run tests/fuzz/seeds/documents tests/fixtures/collbench ;;
+    fuzz_inspector) echo tests/fuzz/seeds/inspector ;;
   esac
 }
 dict_of() {

@@ -57,7 +57,7 @@ fi
 step() { echo "sanitize: $* ($(date +%T))"; }
 
 fuzz_targets=(fuzz_sizes fuzz_nccl_text_parser fuzz_nccl_log fuzz_thresholds fuzz_known_issues fuzz_partial_journal
-              fuzz_result_input fuzz_report_document)
+              fuzz_result_input fuzz_report_document fuzz_inspector)
 if [ "$build" = 1 ]; then
   if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     cxx="${CXX:-$(command -v clang++-16 || command -v clang++ || true)}"
