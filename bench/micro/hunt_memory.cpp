@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "bench/micro/simulated_hunt.h"
 #include "bench/schedules.h"
 #include "reports/core/case_summary.h"
 #include "reports/core/json_report.h"
@@ -35,13 +36,10 @@ void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
 // A hunt of n nodes on the screen schedule with its confirmation, as rank 0 holds it.
 report::HuntRecord hunt_record(int n) {
-  std::mt19937 gen(1);
-  std::uniform_real_distribution<double> noise(0.95, 1.05);
-  report::HuntRecord record;
-  for (int i = 0; i < n; ++i) record.header.world.nodes.push_back({"node" + std::to_string(i), {i}});
-  record.header.world.ranks = n;
+  micro::SimulatedHunt hunt(n);
+  report::HuntRecord& record = hunt.record;
   const Schedule s = screen_schedule(n);
-  auto rates = [&](double base) { return std::vector<double>{base * noise(gen), base * noise(gen), base * noise(gen)}; };
+  auto rates = [&](double base) { return hunt.rates(base); };
   for (int r = 0; r < static_cast<int>(s.size()); ++r) {
     record.rounds.push_back({"pairs", r, 1.0, s[r].pairs});
     for (const auto& [a, b] : s[r].pairs)
@@ -51,7 +49,7 @@ report::HuntRecord hunt_record(int n) {
   record.rounds.push_back({"confirm", confirm, 1.0, {{17, 500}, {100, 101}}});
   record.samples.push_back({17, 500, confirm, rates(40.0), true});
   record.samples.push_back({100, 101, confirm, rates(50.0), true});
-  return record;
+  return std::move(record);
 }
 
 report::AttributionOptions confirmed() {

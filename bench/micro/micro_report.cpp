@@ -2,8 +2,7 @@
 // measured, 3 samples each, one slow node), as `collbench report hunt.json -o page.html` renders it.
 #include <benchmark/benchmark.h>
 
-#include <random>
-
+#include "bench/micro/simulated_hunt.h"
 #include "bench/schedules.h"
 #include "reports/export/metrics.h"
 #include "reports/export/prometheus.h"
@@ -16,19 +15,13 @@ namespace {
 using namespace collbench;
 
 nlohmann::json hunt_document_of(int n) {
-  std::mt19937 gen(1);
-  std::uniform_real_distribution<double> noise(0.95, 1.05);
-  report::HuntRecord record;
-  for (int i = 0; i < n; ++i) record.header.world.nodes.push_back({"node" + std::to_string(i), {i}});
-  record.header.world.ranks = n;
+  micro::SimulatedHunt hunt(n);
   const Schedule s = pairwise_schedule(n);
   for (int r = 0; r < static_cast<int>(s.size()); ++r)
-    for (const auto& [a, b] : s[r].pairs) {
-      const double base = (a == 17 || b == 17) ? 40.0 : 100.0;
-      record.samples.push_back({a, b, r, {base * noise(gen), base * noise(gen), base * noise(gen)}});
-    }
-  const report::Attribution attribution = report::attribute(record.samples, n);
-  return report::hunt_document(record, attribution, {}, 3);
+    for (const auto& [a, b] : s[r].pairs)
+      hunt.record.samples.push_back({a, b, r, hunt.rates((a == 17 || b == 17) ? 40.0 : 100.0)});
+  const report::Attribution attribution = report::attribute(hunt.record.samples, n);
+  return report::hunt_document(hunt.record, attribution, {}, 3);
 }
 
 void BM_HuntPage(benchmark::State& state) {
