@@ -9,12 +9,12 @@
 
 #include "bench/backend_factory.h"
 #include "bench/errors.h"
-#include "launcher/agree.h"
-#include "launcher/cli.h"
-#include "launcher/commands.h"
-#include "launcher/join_watch.h"
-#include "launcher/nccl_capture.h"
-#include "launcher/stop_signals.h"
+#include "launcher/job/agree.h"
+#include "launcher/commands/command_line.h"
+#include "launcher/commands/commands.h"
+#include "launcher/job/join_watch.h"
+#include "launcher/probes/nccl_capture.h"
+#include "launcher/job/stop_signals.h"
 
 namespace {
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Prints, for 4 ranks on the mpi backend, the ratio of collbench's median all_reduce time to a bare
-# MPI_Allreduce loop timed the same way (bench/micro/bare_allreduce.cpp), 64 KiB to 16 MiB.
+# MPI_Allreduce loop timed the same way (tests/perf/bare_allreduce.cpp), 64 KiB to 16 MiB.
 # The two alternate ROUNDS times in one run and the per-size ratio is the median over rounds, so
 # machine noise hits both sides alike. Target: within 3% (ratio <= 1.03) at every size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${BUILD_DIR:-build}"
-if ! [ -x "$build/collbench" ] || ! [ -x "$build/bench/micro/bare_allreduce" ]; then
+if ! [ -x "$build/collbench" ] || ! [ -x "$build/tests/perf/bare_allreduce" ]; then
   scripts/setup.sh >/dev/null
   cmake --build "$build" -j "$(nproc)" --target bare_allreduce >/dev/null  # setup.sh builds collbench only
 fi
@@ -18,7 +18,7 @@ collbench_round() {
   mpirun -np "$np" "$build/collbench" run --backend mpi --ops all_reduce -b 64K -e 16M -f 2 -w 5 -n "$iters" \
     --placement out -c 0 --no-progress --json "$tmp/cb$1.json" >/dev/null
 }
-bare_round() { mpirun -np "$np" "$build/bench/micro/bare_allreduce" 65536 16777216 5 "$iters" >"$tmp/bare$1.txt"; }
+bare_round() { mpirun -np "$np" "$build/tests/perf/bare_allreduce" 65536 16777216 5 "$iters" >"$tmp/bare$1.txt"; }
 for r in $(seq 1 "$rounds"); do
   # Alternate which goes first, so a drift in machine load favours neither.
   if [ $((r % 2)) -eq 1 ]; then collbench_round "$r"; bare_round "$r"; else bare_round "$r"; collbench_round "$r"; fi

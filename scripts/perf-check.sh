@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the micro benchmarks (bench/micro) and compares each with its figure in
+# Runs the micro benchmarks (tests/perf) and compares each with its figure in
 # tests/perf/baseline.json: a benchmark more than --max-ratio (default 2) times slower than its
 # baseline fails the check, with both figures printed. Figures are CPU time per iteration, the
 # least of a few repetitions: on a shared machine that is what load disturbs least.
@@ -38,7 +38,7 @@ trap 'rm -rf "$tmp"' EXIT
 programs=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["programs"]))' "$baseline")
 start=$(date +%s)
 for p in $programs; do
-  bin="$build/bench/micro/$p"
+  bin="$build/tests/perf/$p"
   [ -x "$bin" ] || { echo "perf-check: $bin not built (scripts/test.sh builds the micro benchmarks; setup.sh does not), or --build-dir" >&2; exit 2; }
   filter=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["programs"][sys.argv[2]].get("filter", "."))' \
     "$baseline" "$p")

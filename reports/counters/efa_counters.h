@@ -1,6 +1,6 @@
 // EFA hardware counters around a phase: which counters are errors and which are traffic, the
 // per-node, per-device deltas between two readings, and their place in the JSON documents
-// (`counters`). Reading sysfs is the launcher's (launcher/efa_counters_read.h); this is values only.
+// (`counters`). Reading sysfs is the launcher's (launcher/probes/efa_counters.h); this is values only.
 #pragma once
 
 #include <cstdint>

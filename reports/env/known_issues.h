@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "reports/core/findings.h"
+#include "reports/core/json_input.h"
 
 namespace collbench::report {
 
@@ -57,10 +58,9 @@ struct KnownIssueList {
   std::vector<KnownIssue> issues;
 };
 
-// Bad known-issues input: names the file, the entry (issues[i] and its id) and the field.
-struct KnownIssueError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// Bad known-issues input: names the file, the entry (issues[i] and its id) and the field. The one
+// input error every reader throws (reports/core/json_input.h).
+using KnownIssueError = InputError;
 
 // `text` as the contents of `file` (named in errors). Throws KnownIssueError.
 KnownIssueList parse_known_issues(const std::string& text, const std::string& file);

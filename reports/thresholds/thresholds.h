@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/core/json_input.h"
+
 namespace collbench::report {
 
 struct HardwareProfile {
@@ -38,10 +40,9 @@ struct InstanceThresholds {
   std::vector<ThresholdRow> rows;
 };
 
-// Bad thresholds input: names the file, the key and the fix. The CLI maps it to exit code 2.
-struct ThresholdError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// Bad thresholds input: names the file, the key and the fix. The one input error every reader
+// throws (reports/core/json_input.h); the command line maps it to exit code 2.
+using ThresholdError = InputError;
 
 InstanceThresholds load_thresholds_file(const std::string& path);
 // thresholds/<instance_type>.json in `dir`, or nullopt when there is none.

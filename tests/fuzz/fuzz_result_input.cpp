@@ -3,8 +3,8 @@
 // an exception of any other type escaping (a nlohmann error, std::out_of_range) is a finding. What
 // compare and --baseline get back is then read by compare itself, which must not throw.
 #include "bench/errors.h"
-#include "launcher/result_input.h"
-#include "launcher/run_json.h"
+#include "launcher/inputs/result_input.h"
+#include "launcher/inputs/run_json.h"
 #include "reports/core/oversubscription.h"
 #include "reports/run/compare.h"
 #include "tests/fuzz/fuzz_input.h"

@@ -9,7 +9,7 @@
 
 #include "attribution_reference.h"
 #include "bench/schedules.h"
-#include "launcher/confirmation.h"
+#include "launcher/phases/confirmation.h"
 #include "reports/pairs/attribution.h"
 #include "reports/pairs/busy_hosts.h"
 

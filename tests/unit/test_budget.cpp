@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "launcher/budget.h"
+#include "launcher/job/budget.h"
 
 namespace collbench {
 namespace {

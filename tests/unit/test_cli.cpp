@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "bench/errors.h"
-#include "launcher/cli.h"
+#include "launcher/commands/command_line.h"
 
 namespace collbench {
 namespace {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "bench/errors.h"
-#include "launcher/cli.h"
-#include "launcher/confirmation.h"
+#include "launcher/cli/parse.h"
+#include "launcher/phases/confirmation.h"
 
 namespace collbench {
 namespace {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <tuple>
 
-#include "launcher/efa_counters_read.h"
+#include "launcher/probes/efa_counters.h"
 #include "reports/core/references.h"
 #include "reports/counters/counter_verdicts.h"
 #include "reports/counters/efa_counters.h"

@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "bench/mpi_check.h"
-#include "launcher/env_collect.h"
+#include "launcher/probes/env_collect.h"
 #include "reports/env/env_audit.h"
 #include "reports/thresholds/instance_types.h"
 #include "reports/env/nccl_log.h"

@@ -8,7 +8,7 @@
 #include "bench/errors.h"
 #include "bench/ofi/lanes.h"
 #include "bench/ofi/provider_choice.h"
-#include "launcher/cli.h"
+#include "launcher/commands/command_line.h"
 #include "reports/fabric/fabric_math.h"
 #include "reports/core/stats.h"
 #include "reports/fabric/fabric_verdicts.h"

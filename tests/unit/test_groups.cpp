@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "bench/errors.h"
-#include "launcher/groups.h"
+#include "launcher/verdicts/groups.h"
 
 namespace collbench {
 namespace {

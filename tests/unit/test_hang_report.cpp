@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "launcher/hang_report.h"
+#include "launcher/job/hang_report.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The hunt at 1,024 and 4,096 nodes on a model of the fabric instead of MPI: hunt_phase's order of
-// steps (launcher/hunt_phase.cpp) over its real parts — the auto schedule, the default budget and
+// steps (launcher/phases/hunt_phase.cpp) over its real parts — the auto schedule, the default budget and
 // each round's slice of it, attribution of the first rounds, the confirmation schedule, the
 // confirmed verdict with the busy-host rule — with each pair's samples drawn from per-node and
 // per-link rates, noise, and busy hosts. Simulated time charges every round the slowest pair's
@@ -15,8 +15,8 @@
 #include <set>
 
 #include "bench/schedules.h"
-#include "launcher/budget.h"
-#include "launcher/confirmation.h"
+#include "launcher/job/budget.h"
+#include "launcher/phases/confirmation.h"
 #include "reports/pairs/attribution.h"
 #include "reports/pairs/busy_hosts.h"
 

@@ -10,10 +10,10 @@
 #include <stdexcept>
 
 #include "bench/errors.h"
-#include "launcher/known_issue_input.h"
-#include "launcher/result_input.h"
-#include "launcher/run_json.h"
-#include "launcher/verdicts.h"
+#include "launcher/inputs/known_issue_input.h"
+#include "launcher/inputs/result_input.h"
+#include "launcher/inputs/run_json.h"
+#include "launcher/verdicts/verdicts.h"
 #include "reports/analyze/analyze_input.h"
 #include "reports/core/json_input.h"
 #include "reports/core/json_read.h"

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "bench/errors.h"
-#include "launcher/cli.h"
-#include "launcher/env_collect.h"
-#include "launcher/known_issue_input.h"
+#include "launcher/commands/command_line.h"
+#include "launcher/probes/env_collect.h"
+#include "launcher/inputs/known_issue_input.h"
 #include "reports/env/known_issue_verdicts.h"
 #include "reports/env/known_issues.h"
 #include "reports/env/nccl_log.h"

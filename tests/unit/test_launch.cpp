@@ -2,13 +2,13 @@
 // MPIJob document, line by line where a line is the contract.
 #include <gtest/gtest.h>
 
-#include "launch/job_env.h"
-#include "launch/k8s_names.h"
-#include "launch/mpijob.h"
-#include "launch/prolog.h"
-#include "launch/sbatch.h"
-#include "launch/shell_quote.h"
-#include "launch/yaml_text.h"
+#include "schedulers/job_env.h"
+#include "schedulers/k8s_names.h"
+#include "schedulers/mpijob.h"
+#include "schedulers/prolog.h"
+#include "schedulers/sbatch.h"
+#include "schedulers/shell_quote.h"
+#include "schedulers/yaml_text.h"
 
 namespace collbench::launch {
 namespace {

@@ -3,9 +3,9 @@
 #include <numeric>
 
 #include "bench/solo_control.h"
-#include "launcher/finish.h"
-#include "launcher/join_watch.h"
-#include "launcher/preflight_plan.h"
+#include "launcher/commands/finish.h"
+#include "launcher/job/join_watch.h"
+#include "launcher/phases/preflight_plan.h"
 #include "reports/preflight/preflight_json.h"
 #include "reports/preflight/scheduler_hints.h"
 

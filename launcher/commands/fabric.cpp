@@ -1,0 +1,16 @@
+// `collbench fabric`: one fabric phase, then finish.
+#include "bench/mpi_control.h"
+#include "launcher/commands/commands.h"
+#include "launcher/commands/finish.h"
+#include "launcher/verdicts/verdicts.h"
+#include "launcher/phases/fabric_phase.h"
+
+namespace collbench {
+
+int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
+  MpiControl control;
+  return finish_phase(control, cmd.verdict, use_color(cmd.verdict.color),
+                      fabric_phase(control, {cmd.fabric, cmd.verdict, argv, use_color(cmd.verdict.color)}));
+}
+
+}  // namespace collbench
