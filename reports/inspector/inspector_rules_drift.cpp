@@ -77,7 +77,22 @@ std::vector<Finding> drift_findings(const Job& job) {
   const std::string basis =
       fmt::format("{} (each series in {} windows of about {:.1f} minutes)",
                   rests_on(colls, judged.size(), job.processes.size(), mins), kDriftWindows, window_mins);
-  // Most of the job: the whole job got slower. Else the hosts the drifting communicators share.
+  // The hosts every drifting communicator has in common (not all of them): a node that slowed down
+  // slows each communicator it is in. Else half the communicators or more: the whole job.
+  std::set<std::string> common = comm_hosts(job, job.comms[*drifted.begin()]);
+  for (std::size_t ci : drifted) {
+    const auto h = comm_hosts(job, job.comms[ci]);
+    std::erase_if(common, [&](const std::string& x) { return !h.count(x); });
+  }
+  if (!common.empty() && common.size() < hosts(job).size()) {
+    std::vector<std::string> named(common.begin(), common.end());
+    return {{"BUSBW_DRIFT", Tag::Warn, Priority::P1,
+             fmt::format("{} of {} communicators got slower as the job ran, all of them on {} {}: {}; {}. Check {} for "
+                         "throttling (clocks, temperature) and its NICs' error counters",
+                         drifted.size(), judged.size(), named.size() == 1 ? "host" : "hosts", fmt::join(named, ", "),
+                         listed(whats), basis, fmt::join(named, ", ")),
+             ref::kStraggler, Subject::nodes(named)}};
+  }
   if (2 * drifted.size() >= judged.size())
     return {{"BUSBW_DRIFT", Tag::Warn, Priority::P1,
              fmt::format("the whole job got slower as it ran: {} of {} communicators lost bandwidth: {}; {}. Look for "
@@ -85,23 +100,10 @@ std::vector<Finding> drift_findings(const Job& job) {
                          "data-loading phase)",
                          drifted.size(), judged.size(), listed(whats), basis),
              ref::kMultiNode, Subject::world()}};
-  std::set<std::string> common = comm_hosts(job, job.comms[*drifted.begin()]);
-  for (std::size_t ci : drifted) {
-    const auto h = comm_hosts(job, job.comms[ci]);
-    std::erase_if(common, [&](const std::string& x) { return !h.count(x); });
-  }
-  if (common.empty() || common.size() == hosts(job).size())
-    return {{"BUSBW_DRIFT", Tag::Warn, Priority::P1,
-             fmt::format("{} of {} communicators got slower as the job ran, without one host in common: {}; {}",
-                         drifted.size(), judged.size(), listed(whats), basis),
-             ref::kMultiNode, Subject::world()}};
-  std::vector<std::string> named(common.begin(), common.end());
   return {{"BUSBW_DRIFT", Tag::Warn, Priority::P1,
-           fmt::format("{} of {} communicators got slower as the job ran, all of them on {} {}: {}; {}. Check {} for "
-                       "throttling (clocks, temperature) and its NICs' error counters",
-                       drifted.size(), judged.size(), named.size() == 1 ? "host" : "hosts", fmt::join(named, ", "),
-                       listed(whats), basis, fmt::join(named, ", ")),
-           ref::kStraggler, Subject::nodes(named)}};
+           fmt::format("{} of {} communicators got slower as the job ran, without one host in common: {}; {}",
+                       drifted.size(), judged.size(), listed(whats), basis),
+           ref::kMultiNode, Subject::world()}};
 }
 
 }  // namespace collbench::report::inspector

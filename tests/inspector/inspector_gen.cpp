@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   app.add_option("--fault-host", spec.fault_host, "The slow host's index (link: one end)");
   app.add_option("--link-host", spec.link_host, "link: the other end's index");
   app.add_flag("--drift-step", spec.drift_step, "drift: all at once halfway, not linearly");
+  app.add_option("--drift-host", spec.drift_host, "drift: only this host's communicators (default: all)");
+  app.add_option("--noise", spec.noise, "Step-to-step noise of a collective's time (sigma, as a share)");
   app.add_flag("--pairs", spec.pairs, "Add one communicator per neighbouring pair of hosts");
   app.add_option("--world-bytes", spec.world_bytes, "The world AllReduce's size in bytes");
   app.add_option("--world-gbs", spec.world_gbs, "The world AllReduce's healthy busbw (GB/s)");

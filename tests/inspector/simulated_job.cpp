@@ -105,7 +105,7 @@ std::uint64_t write_job(const JobSpec& spec, const std::string& dir) {
         return std::any_of(c.members.begin(), c.members.end(), [&](int r) { return host_of(r) == host; });
       };
       if (spec.fault == Fault::SlowLink && holds(spec.fault_host) && holds(spec.link_host)) bw *= spec.slow_share;
-      if (spec.fault == Fault::Drift) {
+      if (spec.fault == Fault::Drift && (spec.drift_host < 0 || holds(spec.drift_host))) {
         const double progress =
             spec.drift_step ? (2 * step >= spec.collectives ? 1.0 : 0.0)
                             : static_cast<double>(step) / std::max(1, spec.collectives - 1);

@@ -25,6 +25,7 @@ struct JobSpec {
   int hang_after = 100;      // Hang: the last coll_sn of the hung rank's communicators
   double drift_share = 0.3;  // Drift: every communicator's bandwidth lost by the end of the job
   bool drift_step = false;   // Drift: all of it at once halfway (else linearly over the job)
+  int drift_host = -1;       // Drift: only the communicators holding this host index (-1: all of them)
   bool pairs = false;        // also one AllReduce communicator per ring neighbour pair of hosts (3+ hosts)
   std::uint64_t world_bytes = 64ull << 20;  // the world communicator's AllReduce size
   double world_gbs = 0;      // its healthy busbw; 0: 40 GB/s across hosts, 200 on one

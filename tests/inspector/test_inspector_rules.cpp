@@ -99,6 +99,23 @@ TEST_F(InspectorJob, NamesADriftLinearOrStep) {
     }
 }
 
+// A host that slowed down as the job ran drifts every communicator it is in: that host is named
+// (and, slow for half the job, it may also be the straggler against its peers: the same host).
+TEST_F(InspectorJob, NamesTheHostWhoseCommunicatorsDrifted) {
+  for (auto [hosts, gpus, h] : {std::tuple{4, 2, 2}, std::tuple{8, 8, 5}}) {
+    auto s = spec(hosts, gpus, sim::Fault::Drift);
+    s.drift_host = h, s.drift_step = true;
+    const auto fs = inspector_findings(run(s, std::to_string(hosts)));
+    const auto p = problems(fs);
+    ASSERT_TRUE(has_code(p, "BUSBW_DRIFT")) << codes(fs);
+    for (const auto& f : p) {
+      EXPECT_TRUE(f.code == "BUSBW_DRIFT" || f.code == "STRAGGLER_NODE") << codes(fs);
+      EXPECT_EQ(f.subject.kind, SubjectKind::Node) << codes(fs);
+      EXPECT_EQ(f.subject.hosts, std::vector<std::string>{sim::host_name(h)}) << codes(fs);
+    }
+  }
+}
+
 // Healthy jobs five times noisier than the default, and a drift below the 10% floor: no drift.
 TEST_F(InspectorJob, NoiseAndASmallDriftAreNotDrift) {
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
