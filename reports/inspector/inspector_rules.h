@@ -33,18 +33,17 @@ inline constexpr double kSlowMads = 3.0;
 inline constexpr double kStopMinUs = 60e6;
 inline constexpr double kStopIntervals = 20;
 
-// Drift: a (communicator, collective, size) series of kDriftMinSamples joined collectives or more,
-// over kDriftMinUs or more, is cut into kDriftWindows windows of as many collectives each (in the
-// order they completed, which is coll_sn order). It drifted when the best of its last kDriftEdge
-// windows' medians is more than kDriftFloor below the median of its first kDriftEdge windows' medians,
-// and that drop is more than kDriftNoise times the largest distance of an early window's median from
-// theirs (the noise the job showed while it was healthy).
-inline constexpr std::size_t kDriftWindows = 10;
-inline constexpr std::size_t kDriftEdge = 3;
-inline constexpr std::size_t kDriftMinSamples = 40;
-inline constexpr double kDriftMinUs = 120e6;
-inline constexpr double kDriftFloor = 0.10;
-inline constexpr double kDriftNoise = 3.0;
+// Drift: a (communicator, collective, size) series of `min_samples` joined collectives or more,
+// over `min_us` or more, is cut into `windows` windows of as many collectives each (in the order they
+// completed, which is coll_sn order). It drifted when the best of its last `edge` windows' medians
+// is more than `floor` below the median of its first `edge` windows' medians, and that drop is more
+// than `noise` times the largest distance of an early window's median from theirs (the noise the job
+// showed while it was healthy).
+struct DriftLimits {
+  std::size_t windows = 10, edge = 3, min_samples = 40;
+  double min_us = 120e6, floor = 0.10, noise = 3.0;
+};
+inline constexpr DriftLimits kDrift{};
 
 // One (communicator, collective, size) series against the communicators of its shape (collective,
 // size, ranks, nodes): the per-size medians the slow-node and slow-link rules share.

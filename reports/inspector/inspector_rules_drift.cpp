@@ -1,7 +1,7 @@
 // BUSBW_DRIFT: a job whose collectives got slower as it ran. Each (communicator, collective, size)
 // series is cut into windows of as many joined collectives each, in the order they completed; its
 // last windows are compared with its first, against the noise its first windows show among
-// themselves (inspector_rules.h, kDrift*).
+// themselves (inspector_rules.h, kDrift).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -29,18 +29,18 @@ struct Drift {
 Drift judge_series(const std::vector<float>& busbw) {
   const std::size_t n = busbw.size();
   std::vector<double> meds;
-  for (std::size_t w = 0; w < kDriftWindows; ++w) {
-    std::vector<double> v(busbw.begin() + static_cast<std::ptrdiff_t>(w * n / kDriftWindows),
-                          busbw.begin() + static_cast<std::ptrdiff_t>((w + 1) * n / kDriftWindows));
+  for (std::size_t w = 0; w < kDrift.windows; ++w) {
+    std::vector<double> v(busbw.begin() + static_cast<std::ptrdiff_t>(w * n / kDrift.windows),
+                          busbw.begin() + static_cast<std::ptrdiff_t>((w + 1) * n / kDrift.windows));
     meds.push_back(median(v));
   }
   Drift d;
-  const std::vector<double> early(meds.begin(), meds.begin() + kDriftEdge);
+  const std::vector<double> early(meds.begin(), meds.begin() + kDrift.edge);
   d.early_gbs = median(early);
   for (double m : early) d.noise = std::max(d.noise, std::abs(m - d.early_gbs));
-  d.late_gbs = *std::max_element(meds.end() - kDriftEdge, meds.end());
+  d.late_gbs = *std::max_element(meds.end() - kDrift.edge, meds.end());
   const double drop = d.early_gbs - d.late_gbs;
-  d.drifted = d.early_gbs > 0 && drop > kDriftFloor * d.early_gbs && drop > kDriftNoise * d.noise;
+  d.drifted = d.early_gbs > 0 && drop > kDrift.floor * d.early_gbs && drop > kDrift.noise * d.noise;
   return d;
 }
 
@@ -52,16 +52,16 @@ std::vector<Finding> drift_findings(const Job& job) {
   std::uint64_t colls = 0;
   for (std::size_t ci = 0; ci < job.comms.size(); ++ci) {
     const Comm& c = job.comms[ci];
-    if (static_cast<double>(c.last_ts_us - c.first_ts_us) < kDriftMinUs) continue;
+    if (static_cast<double>(c.last_ts_us - c.first_ts_us) < kDrift.min_us) continue;
     for (const auto& s : c.series) {
-      if (s.busbw.size() < kDriftMinSamples) continue;
+      if (s.busbw.size() < kDrift.min_samples) continue;
       if (judged.insert(ci).second) colls += c.joined;
       const Drift d = judge_series(s.busbw);
       if (!d.drifted) continue;
       drifted.insert(ci);
       whats.push_back(fmt::format("{} {} {} from {:.1f} GB/s busbw in its first {} windows to {:.1f} GB/s at best in "
                                   "its last {} ({:.0f}% lower; its early windows within {:.1f} GB/s of each other)",
-                                  c.id, s.coll, size_text(s.bytes), d.early_gbs, kDriftEdge, d.late_gbs, kDriftEdge,
+                                  c.id, s.coll, size_text(s.bytes), d.early_gbs, kDrift.edge, d.late_gbs, kDrift.edge,
                                   100 * (1 - d.late_gbs / d.early_gbs), d.noise));
     }
   }
@@ -70,13 +70,13 @@ std::vector<Finding> drift_findings(const Job& job) {
     return {{"INSPECTOR_TOO_LITTLE", Tag::Info, Priority::None,
              fmt::format("drift not judged: no communicator has {} joined collectives of one size over {:.0f} minutes "
                          "or more (the logs span {:.1f} minutes)",
-                         kDriftMinSamples, kDriftMinUs / 60e6, mins),
+                         kDrift.min_samples, kDrift.min_us / 60e6, mins),
              "", Subject::world()}};
   if (drifted.empty()) return {};
-  const double window_mins = mins / static_cast<double>(kDriftWindows);
+  const double window_mins = mins / static_cast<double>(kDrift.windows);
   const std::string basis =
       fmt::format("{} (each series in {} windows of about {:.1f} minutes)",
-                  rests_on(colls, judged.size(), job.processes.size(), mins), kDriftWindows, window_mins);
+                  rests_on(colls, judged.size(), job.processes.size(), mins), kDrift.windows, window_mins);
   // The hosts every drifting communicator has in common (not all of them): a node that slowed down
   // slows each communicator it is in. Else half the communicators or more: the whole job.
   std::set<std::string> common = comm_hosts(job, job.comms[*drifted.begin()]);

@@ -133,7 +133,7 @@ TEST_F(InspectorJob, NoiseAndASmallDriftAreNotDrift) {
 
 TEST_F(InspectorJob, TooShortForDriftIsInfo) {
   auto s = spec(4, 2, sim::Fault::Drift);
-  s.collectives = static_cast<int>(kDriftMinSamples) - 1;
+  s.collectives = static_cast<int>(kDrift.min_samples) - 1;
   const auto fs = drift_findings(run(s));
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(fs[0].code, "INSPECTOR_TOO_LITTLE");
