@@ -26,7 +26,10 @@ std::vector<Finding> job_threshold_findings(const Job& job, const std::optional<
   };
   if (!thresholds)
     return skipped("no thresholds for the job's instance type (give --instance-type, or --thresholds FILE)");
-  const int job_ranks = static_cast<int>(job.processes.size());
+  // The job's ranks: one a process, or more where a process drives several GPUs (its largest
+  // communicator then has more ranks than there are processes).
+  int job_ranks = static_cast<int>(job.processes.size());
+  for (const auto& c : job.comms) job_ranks = std::max(job_ranks, c.n_ranks);
   const Comm* world = nullptr;
   for (const auto& c : job.comms)
     if (c.n_ranks == job_ranks && comm_hosts(job, c).size() > 1 && (!world || c.joined > world->joined)) world = &c;
