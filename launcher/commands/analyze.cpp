@@ -122,7 +122,7 @@ FileVerdict analyze_file(const std::string& path, const Command& cmd) {
 
 // NCCL Inspector logs: every path given is one job's, read together (the same collective is in
 // every rank's file).
-FileVerdict analyze_inspector(const std::vector<std::string>& paths) {
+FileVerdict analyze_inspector(const std::vector<std::string>& paths, const Command& cmd) {
   namespace insp = report::inspector;
   insp::Job job;
   try {
@@ -136,7 +136,7 @@ FileVerdict analyze_inspector(const std::vector<std::string>& paths) {
   }
   FileVerdict v;
   v.header = fmt::format("# {}: {}", fmt::join(paths, " "), insp::job_summary(job));
-  v.findings = insp::inspector_findings(job);
+  v.findings = insp::inspector_findings(job, thresholds_for(cmd.verdict, resolve_instance_type(cmd.verdict, "")));
   v.document = insp::job_document(job);
   return v;
 }
@@ -151,7 +151,7 @@ int analyze_command(const Command& cmd) {
   for (const auto& path : cmd.analyze.files)
     (report::inspector::is_inspector_path(path) ? inspector : others).push_back(path);
   if (!inspector.empty()) {
-    FileVerdict v = analyze_inspector(inspector);
+    FileVerdict v = analyze_inspector(inspector, cmd);
     std::printf("%s\n%s", v.header.c_str(), report::render_findings(v.findings, color).c_str());
     all.insert(all.end(), v.findings.begin(), v.findings.end());
     last = std::move(v.document);

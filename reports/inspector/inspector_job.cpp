@@ -318,7 +318,7 @@ bool is_inspector_path(const std::string& path) {
   const std::string line = first_line(path);
   Record r;
   std::string_view err;
-  return parse_line(line, r, err) != LineKind::NotInspector;
+  return parse_line(line, r, err) != LineKind::NotInspector || is_prometheus_line(line);
 }
 
 namespace {
@@ -384,6 +384,12 @@ Job read_job(const std::vector<std::string>& paths, const ReadOptions& options) 
         if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
         const LineKind kind = parse_line(line, r, err);
         if (kind == LineKind::NotInspector) {
+          if (src.line_no() == 1 && is_prometheus_line(line))
+            throw InputError(fmt::format("'{}': NCCL Inspector Prometheus textfile (NCCL_INSPECTOR_PROM_DUMP): it holds "
+                                         "each GPU's averages per dump interval, without ranks or coll_sn, so no "
+                                         "collective can be joined across ranks; collbench reads the Inspector's JSON "
+                                         "mode: rerun the job with NCCL_INSPECTOR_PROM_DUMP unset",
+                                         src.path()));
           if (src.line_no() == 1)
             throw InputError(fmt::format("'{}': not NCCL Inspector output (its first line is no object with header, "
                                          "metadata and coll_perf); give analyze the Inspector's dump directory or "

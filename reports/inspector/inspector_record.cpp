@@ -255,4 +255,17 @@ LineKind parse_line(std::string_view line, Record& out, std::string_view& error)
   return LineKind::Record;
 }
 
+bool is_prometheus_line(std::string_view line) {
+  for (std::string_view comment : {"# HELP ", "# TYPE "})  // a textfile may carry these before its samples
+    if (line.starts_with(comment)) line.remove_prefix(comment.size());
+  static constexpr std::string_view kMetrics[] = {"nccl_bus_bandwidth_gbs", "nccl_collective_exec_time_microseconds",
+                                                  "nccl_p2p_bus_bandwidth_gbs", "nccl_p2p_exec_time_microseconds",
+                                                  "nccl_collectives_total", "nccl_collectives_dropped_total",
+                                                  "nccl_p2p_total", "nccl_p2p_dropped_total"};
+  for (std::string_view m : kMetrics)
+    if (line.starts_with(m) && line.size() > m.size() && (line[m.size()] == '{' || line[m.size()] == ' '))
+      return true;
+  return false;
+}
+
 }  // namespace collbench::report::inspector

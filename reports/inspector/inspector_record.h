@@ -55,6 +55,18 @@ enum class LineKind {
   Broken,        // looks like Inspector output but a field is missing or unreadable (`error` says which)
 };
 
+// The Inspector's Prometheus textfile mode (NCCL_INSPECTOR_PROM_DUMP), which this reader recognises
+// in order to refuse it by name: per GPU, "<dump dir>/nccl_inspector_metrics_<device uuid>.prom",
+// one line per metric and (communicator name, collective, power-of-two size range,
+// algorithm_protocol) bucket, averaged over a dump interval, e.g.
+//   nccl_bus_bandwidth_gbs{version="v<N>.1",slurm_job_id="12",node="h1",gpu="GPU0",comm_name="c",
+//   n_nodes="2",nranks="16",collective="AllReduce",message_size="1-2MB",algo_proto="RING_SIMPLE"} 84.1
+// (NVIDIA/nccl at 12df1a11, plugins/profiler/inspector/inspector_prom.cc: inspectorPromGetFilename,
+// inspectorPromGetLabelsColl, inspectorPromWriteCollBucket; the version label is "v<profiler
+// interface>.<minor>" from inspectorPromGetVersion). It carries no rank and no coll_sn, so nothing
+// in it joins one collective across ranks.
+bool is_prometheus_line(std::string_view line);
+
 // Reads one line (without its newline). Views in `out` point into `line`. `error` names the field
 // for Broken ("coll_sn is missing", "rank is not a whole number").
 LineKind parse_line(std::string_view line, Record& out, std::string_view& error);

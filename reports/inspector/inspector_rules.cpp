@@ -1,5 +1,6 @@
 #include "reports/inspector/inspector_rules.h"
 #include "reports/inspector/inspector_record.h"
+#include "reports/inspector/inspector_rules_common.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,7 +16,7 @@
 #include "reports/run/arrival.h"
 
 namespace collbench::report::inspector {
-namespace {
+namespace detail {
 
 double minutes(std::uint64_t first_us, std::uint64_t last_us) {
   return last_us > first_us ? static_cast<double>(last_us - first_us) / 60e6 : 0.0;
@@ -41,14 +42,11 @@ std::set<std::string> comm_hosts(const Job& job, const Comm& c) {
   return h;
 }
 
-// "(rests on 3,000 joined collectives of 24 communicators, 64 ranks, 3.3 minutes)"
 std::string rests_on(std::uint64_t collectives, std::size_t comms, std::size_t ranks, double mins) {
   return fmt::format("rests on {} joined collectives of {} communicator{}, {} ranks, {:.1f} minutes", collectives,
                      comms, comms == 1 ? "" : "s", ranks, mins);
 }
 
-// The rank number a process goes by: its rank in the largest communicator it is in (the world's,
-// in a job that has one).
 int job_rank(const Job& job, int process) {
   int best = -1, size = 0;
   for (const auto& c : job.comms)
@@ -57,7 +55,15 @@ int job_rank(const Job& job, int process) {
   return best;
 }
 
-}  // namespace
+std::string listed(const std::vector<std::string>& items, std::size_t shown) {
+  if (items.size() <= shown) return fmt::format("{}", fmt::join(items, "; "));
+  return fmt::format("{}; and {} more", fmt::join(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(shown), "; "),
+                     items.size() - shown);
+}
+
+}  // namespace detail
+
+using namespace detail;
 
 std::vector<Finding> late_rank_findings(const Job& job) {
   struct Hit {
@@ -109,95 +115,6 @@ std::vector<Finding> late_rank_findings(const Job& job) {
                                p.host, p.pid, p.file, fmt::join(where, "; "), basis, p.host),
                    ref::kStraggler, Subject::rank(job_rank(job, process), p.host)});
   }
-  return out;
-}
-
-std::vector<Finding> slow_node_findings(const Job& job) {
-  struct Entry {
-    std::size_t comm;
-    double median_gbs;
-    std::size_t samples;
-  };
-  // Peers: the same collective and size on communicators of the same shape.
-  std::map<std::tuple<std::string, std::uint64_t, int, int>, std::vector<Entry>> peers;
-  for (std::size_t ci = 0; ci < job.comms.size(); ++ci) {
-    const Comm& c = job.comms[ci];
-    for (const auto& s : c.series) {
-      if (s.busbw.size() < kMinSeries) continue;
-      std::vector<double> v(s.busbw.begin(), s.busbw.end());
-      peers[{s.coll, s.bytes, c.n_ranks, c.nnodes}].push_back({ci, median(v), s.busbw.size()});
-    }
-  }
-  struct Slow {
-    std::size_t comm;
-    std::string what;
-  };
-  std::vector<Slow> slow;
-  std::size_t compared = 0;
-  std::set<std::size_t> compared_comms;
-  std::uint64_t compared_colls = 0;
-  for (const auto& [key, entries] : peers) {
-    if (entries.size() < kMinPeers) continue;
-    ++compared;
-    std::vector<double> meds;
-    for (const auto& e : entries) meds.push_back(e.median_gbs);
-    const double m = median(meds);
-    std::vector<double> dev;
-    for (double x : meds) dev.push_back(std::abs(x - m));
-    const double mad = 1.4826 * median(dev);
-    for (const auto& e : entries) {
-      compared_comms.insert(e.comm);
-      compared_colls += job.comms[e.comm].joined;
-      if (e.median_gbs < (1 - kSlowShare) * m && m - e.median_gbs > kSlowMads * mad)
-        slow.push_back({e.comm, fmt::format("{} {} {} at {:.1f} GB/s busbw against a median of {:.1f} GB/s over {} "
-                                            "communicators of {} ranks ({:.0f}% below)",
-                                            job.comms[e.comm].id, std::get<0>(key),
-                                            size_text(std::get<1>(key)), e.median_gbs, m, entries.size(),
-                                            std::get<2>(key), 100 * (1 - e.median_gbs / m))});
-    }
-  }
-  std::vector<Finding> out;
-  if (compared == 0) {
-    out.push_back({"INSPECTOR_TOO_LITTLE", Tag::Info, Priority::None,
-                   fmt::format("slow nodes not judged: no collective and size ran on {} or more communicators of the "
-                               "same shape with {} joined collectives each (a job with one communicator has nothing "
-                               "to compare it with)",
-                               kMinPeers, kMinSeries),
-                   "", Subject::world()});
-    return out;
-  }
-  if (slow.empty()) return out;
-  const std::string basis = rests_on(compared_colls, compared_comms.size(), job.processes.size(),
-                                     minutes(job.first_ts_us, job.last_ts_us));
-  // The hosts every slow communicator has in common: a slow node slows each communicator it is in.
-  std::set<std::string> common = comm_hosts(job, job.comms[slow[0].comm]);
-  for (const auto& s : slow) {
-    const auto h = comm_hosts(job, job.comms[s.comm]);
-    std::set<std::string> both;
-    std::set_intersection(common.begin(), common.end(), h.begin(), h.end(), std::inserter(both, both.end()));
-    common = std::move(both);
-  }
-  std::vector<std::string> whats;
-  for (const auto& s : slow) whats.push_back(s.what);
-  if (common.empty() || common.size() == hosts(job).size()) {
-    out.push_back({"SLOW_COMMUNICATORS", Tag::Warn, Priority::P2,
-                   fmt::format("communicators ran slow against their peers without one host in common to blame: {}; "
-                               "{}",
-                               fmt::join(whats, "; "), basis),
-                   ref::kStraggler, Subject::world()});
-    return out;
-  }
-  std::vector<std::string> named(common.begin(), common.end());
-  std::vector<int> ranks;
-  for (std::size_t p = 0; p < job.processes.size(); ++p)
-    if (common.count(job.processes[p].host))
-      if (const int r = job_rank(job, static_cast<int>(p)); r >= 0) ranks.push_back(r);
-  out.push_back({"STRAGGLER_NODE", Tag::Fail, Priority::P1,
-                 fmt::format("{} {} in every communicator that ran slow: {}; {}. Drain it and check its GPUs "
-                             "(clocks, throttling), NICs and EFA devices",
-                             named.size() == 1 ? "host" : "hosts", fmt::join(named, ", "), fmt::join(whats, "; "),
-                             basis),
-                 ref::kStraggler, Subject::nodes(named, ranks)});
   return out;
 }
 
@@ -259,7 +176,7 @@ std::vector<Finding> stopped_findings(const Job& job) {
   return out;
 }
 
-std::vector<Finding> inspector_findings(const Job& job) {
+std::vector<Finding> inspector_findings(const Job& job, const std::optional<InstanceThresholds>& thresholds) {
   std::vector<Finding> out;
   if (!job.truncated.empty() || !job.empty.empty())
     out.push_back({"INSPECTOR_STILL_WRITING", Tag::Info, Priority::None,
@@ -281,15 +198,17 @@ std::vector<Finding> inspector_findings(const Job& job) {
                                fmt::join(missing, ", ")),
                    "", Subject::world()});
   std::size_t problems = 0, too_little = 0;
-  for (auto* rule : {&late_rank_findings, &slow_node_findings, &stopped_findings})
-    for (auto& f : rule(job)) {
+  const PeerComparison peers = compare_peers(job);  // the per-size medians both bandwidth rules read
+  for (auto&& found : {late_rank_findings(job), slow_link_findings(job, peers), slow_node_findings(job, peers),
+                       stopped_findings(job), drift_findings(job), job_threshold_findings(job, thresholds)})
+    for (auto& f : found) {
       problems += f.tag == Tag::Fail || f.tag == Tag::Warn;
       too_little += f.code == "INSPECTOR_TOO_LITTLE";
-      out.push_back(std::move(f));
+      out.push_back(f);
     }
   if (problems == 0 && too_little == 0)
     out.push_back({"INSPECTOR_HEALTHY", Tag::Pass, Priority::None,
-                   fmt::format("no late rank, no slow node, no process whose collectives stopped; {}",
+                   fmt::format("no late rank, no slow node or link, no process whose collectives stopped, no drift; {}",
                                rests_on(joined(job), job.comms.size(), job.processes.size(),
                                         minutes(job.first_ts_us, job.last_ts_us))),
                    "", Subject::world()});

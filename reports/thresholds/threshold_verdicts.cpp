@@ -8,12 +8,12 @@
 #include <filesystem>
 
 namespace collbench::report {
-namespace {
-
-bool applies(const ThresholdRow& row, int nodes) {
+bool row_applies(const ThresholdRow& row, int nodes) {
   if (row.scope == "node") return nodes == 1;
   return nodes >= row.min_nodes && (row.max_nodes == 0 || nodes <= row.max_nodes);
 }
+
+namespace {
 
 std::string where(const RunSpan& span) {
   std::string hosts;
@@ -60,7 +60,7 @@ std::vector<Finding> judge_thresholds(const std::vector<CaseResult>& cases, cons
                                       const RunSpan& span) {
   std::vector<Finding> out;
   for (const auto& row : t.rows) {
-    if (!applies(row, span.nodes)) continue;
+    if (!row_applies(row, span.nodes)) continue;
     if (std::none_of(cases.begin(), cases.end(), [&](const CaseResult& c) { return c.op == row.op; })) continue;
     const std::string expected =
         fmt::format("{} expects busbw >= {:g} GB/s (warn below {:g}; {} threshold in {})", t.instance_type,

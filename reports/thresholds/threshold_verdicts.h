@@ -18,6 +18,9 @@ struct RunSpan {
   std::vector<int> rank_ids = {};  // global rank numbers, when known: the subject of a one-node verdict
 };
 
+// Whether a row judges a run on `nodes` nodes: node rows one node, world rows their node range.
+bool row_applies(const ThresholdRow& row, int nodes);
+
 // One finding per applicable row: PASS, WARN (below warn_below), FAIL (below fail_below), or WARN
 // when the sweep never reached the row's size. Rows that do not apply to this span are skipped;
 // when none applies, one INFO says so. A bandwidth verdict on one node is about that node (its

@@ -101,6 +101,64 @@ TEST_F(InspectorAnalyze, ThousandRanks) {
   }
 }
 
+// A slow link between two hosts (their shared communicators at half speed; a communicator per
+// neighbouring pair of hosts in the job): named with both hosts, and neither host named a straggler;
+// the same jobs without the fault pass. 8, 64 and 1,024 ranks.
+TEST_F(InspectorAnalyze, NamesTheSlowLinkNotItsHosts) {
+  struct Case {
+    int hosts, gpus, a;
+  };
+  for (const Case c : {Case{4, 2, 1}, Case{8, 8, 3}, Case{128, 8, 77}}) {
+    auto s = job(c.hosts, c.gpus, sim::Fault::SlowLink);
+    s.pairs = true, s.fault_host = c.a, s.link_host = c.a + 1;
+    if (c.hosts > 8) s.collectives = 40, s.interval_s = 5;
+    Result r;
+    const auto p = problems(analyze(s, 3, &r));
+    ASSERT_EQ(p.size(), 1u) << describe(r);
+    EXPECT_EQ(p[0]["code"], "SLOW_LINK") << describe(r);
+    EXPECT_EQ(p[0]["subject"]["kind"], "link") << describe(r);
+    EXPECT_EQ(p[0]["subject"]["hosts"], nlohmann::json::array({sim::host_name(c.a), sim::host_name(c.a + 1)}))
+        << describe(r);
+    EXPECT_EQ(r.out.find("STRAGGLER_NODE"), std::string::npos) << describe(r);
+    s.fault = sim::Fault::None;
+    const auto healthy = problems(analyze(s, 0, &r));
+    EXPECT_TRUE(healthy.empty()) << describe(r);
+    EXPECT_NE(r.out.find("[PASS] INSPECTOR_HEALTHY"), std::string::npos) << describe(r);
+  }
+}
+
+TEST_F(InspectorAnalyze, NamesADriftThatHealthyJobsDoNotShow) {
+  auto s = job(4, 2, sim::Fault::Drift);
+  Result r;
+  const auto p = problems(analyze(s, 0, &r));  // a WARN: exit 0
+  ASSERT_EQ(p.size(), 1u) << describe(r);
+  EXPECT_EQ(p[0]["code"], "BUSBW_DRIFT") << describe(r);
+  EXPECT_NE(r.out.find("[WARN] BUSBW_DRIFT"), std::string::npos) << describe(r);
+  s.fault = sim::Fault::None, s.noise = 0.10;
+  EXPECT_TRUE(problems(analyze(s, 0, &r)).empty()) << describe(r);
+}
+
+// The world communicator's AllReduce against p5.48xlarge's thresholds (4 to 16 nodes: 8 GiB,
+// fail below 277.18 GB/s busbw), and an INFO saying why when no instance type is known.
+TEST_F(InspectorAnalyze, JudgesTheWholeJobAgainstTheInstanceThresholds) {
+  auto s = job(4, 2, sim::Fault::None);
+  s.world_bytes = 8ull << 30;
+  const auto logs = dir_ / "logs";
+  for (auto [gbs, code, finding] : {std::tuple{360.0, 0, "BUSBW_OK"}, std::tuple{200.0, 3, "BUSBW_BELOW_THRESHOLD"}}) {
+    s.world_gbs = gbs;
+    fs::remove_all(logs);
+    sim::write_job(s, logs.string());
+    const Result r = collbench("analyze --instance-type p5.48xlarge " + logs.string());
+    EXPECT_EQ(r.code, code) << describe(r);
+    EXPECT_NE(r.out.find(finding), std::string::npos) << describe(r);
+    EXPECT_NE(r.out.find("p5.48xlarge expects busbw >= 277.18"), std::string::npos) << describe(r);
+  }
+  const Result r = collbench("analyze " + logs.string());
+  EXPECT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("[INFO] THRESHOLDS_SKIPPED"), std::string::npos) << describe(r);
+  EXPECT_EQ(r.out.find("BUSBW_BELOW_THRESHOLD"), std::string::npos) << describe(r);
+}
+
 TEST_F(InspectorAnalyze, BadInputExitsTwoNamingTheFile) {
   sim::JobSpec s;
   s.collectives = 5;
@@ -127,6 +185,12 @@ TEST_F(InspectorAnalyze, BadInputExitsTwoNamingTheFile) {
     EXPECT_NE(r.err.find(bad.says), std::string::npos) << describe(r);
     EXPECT_FALSE(fs::exists(json));
   }
+  std::ofstream((dir_ / "nccl_inspector_metrics_GPU-1.prom").string())
+      << R"(nccl_bus_bandwidth_gbs{version="v5.1",slurm_job_id="7",node="h",gpu="GPU0",comm_name="c",n_nodes="2",)"
+      << R"(nranks="16",collective="AllReduce",message_size="1-2MB",algo_proto="RING_SIMPLE"} 84.1)" << "\n";
+  const Result prom = collbench("analyze " + (dir_ / "nccl_inspector_metrics_GPU-1.prom").string());
+  EXPECT_EQ(prom.code, 2) << describe(prom);
+  EXPECT_NE(prom.err.find("GPU-1.prom': NCCL Inspector Prometheus textfile"), std::string::npos) << describe(prom);
   fs::copy_file(dir_ / "other", a / "zz-other.log");
   const Result r = collbench("analyze " + a.string());
   EXPECT_EQ(r.code, 2) << describe(r);

@@ -53,12 +53,20 @@ std::uint64_t write_job(const JobSpec& spec, const std::string& dir) {
   };
   std::vector<int> world(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r) world[static_cast<std::size_t>(r)] = r;
-  add(world, spec.hosts, "AllReduce", 64ull << 20, spec.hosts > 1 ? 40.0 : 200.0);
+  add(world, spec.hosts, "AllReduce", spec.world_bytes,
+      spec.world_gbs > 0 ? spec.world_gbs : spec.hosts > 1 ? 40.0 : 200.0);
   if (spec.hosts > 1)
     for (int g = 0; g < spec.gpus; ++g) {  // data parallel: one rank per host
       std::vector<int> m;
       for (int h = 0; h < spec.hosts; ++h) m.push_back(h * spec.gpus + g);
       add(m, spec.hosts, "ReduceScatter", 32ull << 20, 40.0);
+    }
+  if (spec.pairs && spec.hosts >= 3)
+    for (int h = 0; h < spec.hosts; ++h) {  // pipeline neighbours: a host's GPUs and the next host's
+      std::vector<int> m;
+      for (int e : {h, (h + 1) % spec.hosts})
+        for (int g = 0; g < spec.gpus; ++g) m.push_back(e * spec.gpus + g);
+      add(m, 2, "AllReduce", 128ull << 20, 40.0);
     }
   for (int h = 0; h < spec.hosts; ++h) {  // tensor parallel: a host's GPUs
     std::vector<int> m;
@@ -93,9 +101,19 @@ std::uint64_t write_job(const JobSpec& spec, const std::string& dir) {
       if (spec.fault == Fault::SlowNode &&
           std::any_of(c.members.begin(), c.members.end(), [&](int r) { return host_of(r) == spec.fault_host; }))
         bw *= spec.slow_share;
+      auto holds = [&](int host) {
+        return std::any_of(c.members.begin(), c.members.end(), [&](int r) { return host_of(r) == host; });
+      };
+      if (spec.fault == Fault::SlowLink && holds(spec.fault_host) && holds(spec.link_host)) bw *= spec.slow_share;
+      if (spec.fault == Fault::Drift && (spec.drift_host < 0 || holds(spec.drift_host))) {
+        const double progress =
+            spec.drift_step ? (2 * step >= spec.collectives ? 1.0 : 0.0)
+                            : static_cast<double>(step) / std::max(1, spec.collectives - 1);
+        bw *= 1 - spec.drift_share * progress;
+      }
       const double f = factor(c.coll, n);
       // The collective's own time once everyone is in, with a little step-to-step noise.
-      const double own_us = (20.0 + f * static_cast<double>(c.bytes) / (bw * 1e3)) * (1 + 0.02 * noise(rng));
+      const double own_us = (20.0 + f * static_cast<double>(c.bytes) / (bw * 1e3)) * std::max(0.2, 1 + spec.noise * noise(rng));
       std::vector<double> arrive(static_cast<std::size_t>(n));
       for (int i = 0; i < n; ++i) {
         arrive[static_cast<std::size_t>(i)] = 0.02 * own_us * unit(rng);  // launch skew: 2% of the time

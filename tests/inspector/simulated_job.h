@@ -9,7 +9,7 @@
 
 namespace collbench::inspector_sim {
 
-enum class Fault { None, LateRank, SlowNode, Hang };
+enum class Fault { None, LateRank, SlowNode, Hang, SlowLink, Drift };
 
 struct JobSpec {
   int hosts = 2;
@@ -18,10 +18,18 @@ struct JobSpec {
   double interval_s = 1.0;   // between training steps (one collective per communicator each)
   Fault fault = Fault::None;
   int fault_rank = 5;        // LateRank, Hang: the global rank
-  int fault_host = 1;        // SlowNode: the host index
+  int fault_host = 1;        // SlowNode: the host index; SlowLink: one end
+  int link_host = 2;         // SlowLink: the other end (communicators holding both hosts run slow)
   double late_share = 0.3;   // LateRank: its delay, as a share of the collective's own time
   double slow_share = 0.5;   // SlowNode: its communicators' bandwidth, as a share of the healthy one
   int hang_after = 100;      // Hang: the last coll_sn of the hung rank's communicators
+  double drift_share = 0.3;  // Drift: every communicator's bandwidth lost by the end of the job
+  bool drift_step = false;   // Drift: all of it at once halfway (else linearly over the job)
+  int drift_host = -1;       // Drift: only the communicators holding this host index (-1: all of them)
+  bool pairs = false;        // also one AllReduce communicator per ring neighbour pair of hosts (3+ hosts)
+  std::uint64_t world_bytes = 64ull << 20;  // the world communicator's AllReduce size
+  double world_gbs = 0;      // its healthy busbw; 0: 40 GB/s across hosts, 200 on one
+  double noise = 0.02;       // step-to-step noise of a collective's own time (a normal's sigma, as a share)
   std::uint64_t seed = 1;
   std::uint64_t comm_id_base = 0x7f8c496ae9f661ull;  // another job's communicators: another base
   std::string version = "v4.0";

@@ -12,7 +12,7 @@
 #include "reports/core/json_input.h"
 #include "reports/inspector/inspector_record.h"
 #include "reports/inspector/inspector_rules.h"
-#include "tests/inspector/simulated_job.h"
+#include "tests/inspector/inspector_fixture.h"
 
 namespace collbench::report::inspector {
 namespace {
@@ -145,41 +145,6 @@ TEST(InspectorSim, LinesMatchTheReadmeExample) {
       }
     }
   }
-}
-
-class InspectorJob : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("collbench-inspector-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-  Job run(const sim::JobSpec& spec, const std::string& name = "job") {
-    sim::write_job(spec, (dir_ / name).string());
-    return read_job({(dir_ / name).string()});
-  }
-  static std::vector<Finding> problems(const std::vector<Finding>& fs) {
-    std::vector<Finding> out;
-    for (const auto& f : fs)
-      if (f.tag == Tag::Fail || f.tag == Tag::Warn) out.push_back(f);
-    return out;
-  }
-  static std::string codes(const std::vector<Finding>& fs) {
-    std::string s;
-    for (const auto& f : fs) s += f.code + ": " + f.message + "\n";
-    return s;
-  }
-  fs::path dir_;
-};
-
-sim::JobSpec spec(int hosts, int gpus, sim::Fault fault = sim::Fault::None, std::uint64_t seed = 1) {
-  sim::JobSpec s;
-  s.hosts = hosts, s.gpus = gpus, s.fault = fault, s.seed = seed;
-  return s;
 }
 
 TEST_F(InspectorJob, JoinsEveryCollectiveOfACompleteJob) {
@@ -328,6 +293,29 @@ TEST_F(InspectorJob, BadInputIsRefusedNamingTheFile) {
   text.insert(text.find('\n') + 1, "{\"header\":{\"id\":\"0x1\"},\"metadata\":{},\"coll_perf\":{}}\n");
   std::ofstream(f) << text;
   expect_refused({(dir_ / "a").string()}, "node-000-pid4000.log' line 2", "header.rank is missing");
+}
+
+// The Prometheus textfile mode (inspector_record.h) is recognised, and refused by name: it has no
+// ranks or coll_sn to join. The lines are laid out as inspector_prom.cc writes them.
+constexpr const char* kPromLine =
+    R"(nccl_bus_bandwidth_gbs{version="v5.1",slurm_job_id="unknown",node="node-000",gpu="GPU0",comm_name="unknown",)"
+    R"(n_nodes="2",nranks="16",collective="AllReduce",message_size="64-65MB",algo_proto="RING_SIMPLE"} 38.9127)";
+
+TEST(InspectorRecord, RecognisesThePrometheusTextfile) {
+  EXPECT_TRUE(is_prometheus_line(kPromLine));
+  EXPECT_TRUE(is_prometheus_line("# TYPE nccl_bus_bandwidth_gbs gauge"));
+  EXPECT_TRUE(is_prometheus_line(R"(nccl_collectives_total{version="v5.1",node="h",gpu="GPU0"} 12)"));
+  EXPECT_FALSE(is_prometheus_line(nlohmann::json::parse(kReadmeExample).dump()));
+  EXPECT_FALSE(is_prometheus_line("#  size  count  type"));
+  EXPECT_FALSE(is_prometheus_line("nccl_bus_bandwidth_gbs_other{} 1"));
+}
+
+TEST_F(InspectorJob, APrometheusTextfileIsRefusedByName) {
+  fs::create_directories(dir_ / "prom");
+  const auto file = dir_ / "prom" / "nccl_inspector_metrics_GPU-1234.prom";
+  std::ofstream(file.string()) << kPromLine << "\n";
+  EXPECT_TRUE(is_inspector_path(file.string()));
+  for (const auto& path : {file, dir_ / "prom"}) expect_refused({path.string()}, file.string(), "Prometheus textfile");
 }
 
 }  // namespace
