@@ -24,8 +24,8 @@ no_test_packages=(-DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PAC
 cmake -S "$src" -B "$work/auto" "${no_test_packages[@]}" >"$work/auto.log" 2>&1 ||
   { cat "$work/auto.log"; fail "does not configure without GoogleTest and Benchmark"; }
 [ ! -e "$work/auto/tests/Makefile" ] || fail "tests configured without GoogleTest"
-grep -q '^bare_allreduce:' "$work/auto/bench/micro/Makefile" || fail "bare_allreduce (MPI only) left out"
-! grep -q '^micro_pattern:' "$work/auto/bench/micro/Makefile" || fail "micro benchmarks configured without Benchmark"
+grep -q '^bare_allreduce:' "$work/auto/tests/perf/Makefile" || fail "bare_allreduce (MPI only) left out"
+! grep -q '^micro_pattern:' "$work/auto/tests/perf/Makefile" || fail "micro benchmarks configured without Benchmark"
 if cmake -S "$src" -B "$work/asked" "${no_test_packages[@]}" -DCOLLBENCH_TESTS=ON >"$work/asked.log" 2>&1; then
   fail "-DCOLLBENCH_TESTS=ON configured without GoogleTest"
 fi
