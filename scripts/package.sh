@@ -18,9 +18,12 @@ cd "$(dirname "$0")/.."
 
 scripts/lib/install-packages.sh scripts/packages/package.txt >&2
 build="${PKG_BUILD_DIR:-build-package}"
+# PACKAGE_DEPENDS, or back to cmake/packaging.cmake's default (a cached value from an earlier run goes).
+depends_arg=(-UCOLLBENCH_DEB_DEPENDS)
+[ -z "${PACKAGE_DEPENDS:-}" ] || depends_arg=("-DCOLLBENCH_DEB_DEPENDS=$PACKAGE_DEPENDS")
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" -DCOLLBENCH_TESTS=OFF -DCOLLBENCH_MICRO=OFF \
   -DCOLLBENCH_CUDA="${PACKAGE_CUDA:-OFF}" -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON \
-  ${PACKAGE_DEPENDS:+"-DCOLLBENCH_DEB_DEPENDS=$PACKAGE_DEPENDS"} ${CMAKE_ARGS:-} >&2
+  "${depends_arg[@]}" ${CMAKE_ARGS:-} >&2
 cmake --build "$build" -j "$(nproc)" --target collbench >&2
 
 # Every library collbench links that a Debian package provides must be in Depends (CUDA's and NCCL's
