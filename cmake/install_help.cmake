@@ -4,7 +4,7 @@
 # share/man/man1/collbench.1.gz from the same text.
 set(doc_dir "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/share/doc/collbench")
 set(man_dir "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/share/man/man1")
-file(MAKE_DIRECTORY "${doc_dir}" "${man_dir}")
+file(MAKE_DIRECTORY "${doc_dir}")
 
 execute_process(COMMAND "${COLLBENCH_HELP_BIN}" --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -46,6 +46,7 @@ if(NOT HELP2MAN)
   message(STATUS "help2man not found: no man page (the help is in ${doc_dir}/collbench-help.txt)")
   return()
 endif()
+file(MAKE_DIRECTORY "${man_dir}")
 set(include "${COLLBENCH_HELP_WORK}/collbench-man.h2m")
 file(WRITE "${include}"
      "[COMMANDS]\nEach command's own options (collbench COMMAND --help):\n${man_commands}\n"

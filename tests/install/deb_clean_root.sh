@@ -143,8 +143,12 @@ in_root() {
 step=$SECONDS
 say "apt-get install --no-install-recommends ./$(basename "$deb") in the clean root"
 in_root apt-get update -qq >"$work/apt.log" 2>&1 || { cat "$work/apt.log"; fail "apt-get update in the root failed"; }
+# The downloaded packages are shared with other runs of this test: one apt-get install at a time.
+exec 8>"$cache/apt-archives.lock"
+flock -w 900 8 || fail "another run held $cache/apt-archives.lock for 15 minutes"
 in_root apt-get install -y -q --no-install-recommends "/tmp/$(basename "$deb")" >"$work/apt.log" 2>&1 ||
   { tail -n 30 "$work/apt.log"; fail "apt-get install of the package failed (a Depends that bookworm lacks, or a broken package)"; }
+flock -u 8
 set_up=$(sed -n 's/^Setting up \([^: ]*\).*/\1/p' "$work/apt.log")
 say "installed in $((SECONDS - step)) s: collbench and $(($(wc -l <<<"$set_up") - 1)) packages it pulled in ($(grep -xE \
   'libopenmpi3|openmpi-bin|libfabric1|libfmt9|libpmix2' <<<"$set_up" | sort | tr '\n' ' ')...)"
