@@ -11,7 +11,9 @@
 #                             (default /var/cache/collbench/clean-root); a rerun unpacks the root (seconds)
 # Usage: tests/install/deb_clean_root.sh
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+self=$(realpath "$0")
+[ -z "${COLLBENCH_DEB:-}" ] || COLLBENCH_DEB=$(realpath -m "$COLLBENCH_DEB")
+cd "$(dirname "$self")/../.."
 started=$SECONDS
 say() { echo "deb_clean_root: $*"; }
 skip() {
@@ -35,7 +37,8 @@ command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
 # test ends, however it ends. The trap unmounts them in order too, before the root is deleted.
 if [ "${COLLBENCH_CLEAN_ROOT_INNER:-}" != 1 ]; then
   unshare --mount --propagation private true 2>/dev/null || skip "cannot make a mount namespace (unshare --mount)"
-  exec unshare --mount --propagation private -- env COLLBENCH_CLEAN_ROOT_INNER=1 bash "$0" "$@"
+  exec unshare --mount --propagation private -- env COLLBENCH_CLEAN_ROOT_INNER=1 COLLBENCH_DEB="${COLLBENCH_DEB:-}" \
+    bash "$self" "$@"
 fi
 
 # The mirror: the first one the host's apt uses for bookworm itself (not -security or -updates).
