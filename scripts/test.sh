@@ -6,7 +6,9 @@
 # UBSan (scripts/sanitize.sh, in build-san). GPU-only tests skip with their reason when no GPU is
 # visible.
 # The fake-cluster tests (about 18 minutes on 2 cores, most of it waiting on slowed links and
-# timeouts; each is made to hold on a busy machine) run beside the sanitizer build and its tests.
+# timeouts; each is made to hold on a busy machine) run beside the sanitizer build and its tests,
+# then beside the Debian package's build (scripts/package.sh) and its test in a clean Debian root
+# (tests/install/deb_clean_root.sh, ctest's deb_clean_root).
 # Each step's wall time goes to $STEP_TIMES (default BUILD/step-times.tsv; .ci/run prints them).
 #   scripts/test.sh --list   prints the test-only packages it installs besides setup.sh's
 set -euo pipefail
@@ -37,15 +39,23 @@ build_all() {
 timed packages scripts/lib/install-packages.sh scripts/packages/runtime.txt scripts/packages/test.txt
 timed build build_all
 source scripts/mpi_env.sh
-timed tests ctest --test-dir "$build" -E '^fake_cluster_' --output-on-failure --timeout 600 -j "$(nproc)"
+timed tests ctest --test-dir "$build" -E '^(fake_cluster_|deb_clean_root$)' --output-on-failure --timeout 600 -j "$(nproc)"
 timed perf-check scripts/perf-check.sh --build-dir "$build"
 timed "fake-cluster (beside sanitize)" ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 \
   >"$build/fake-cluster-tests.log" 2>&1 &
 fake=$!
 sanitized=0
 NICE=10 timed sanitize scripts/sanitize.sh --skip-verdict-e2e || sanitized=$?
+# package_deb: builds the .deb into $build-package and sets COLLBENCH_DEB, which deb_clean_root installs.
+package_deb() {
+  COLLBENCH_DEB=$(PKG_BUILD_DIR="$build-package" nice -n 10 scripts/package.sh | tail -n 1) && export COLLBENCH_DEB
+}
+packaged=0
+timed package package_deb || packaged=$?
+[ "$packaged" != 0 ] || timed "deb clean root" ctest --test-dir "$build" -R '^deb_clean_root$' --output-on-failure \
+  --timeout 900 || packaged=$?
 fake_cluster=0
 wait "$fake" || fake_cluster=$?
 cat "$build/fake-cluster-tests.log"
-echo "test.sh: fake-cluster tests exit $fake_cluster, sanitizer step exit $sanitized"
-[ "$fake_cluster" = 0 ] && [ "$sanitized" = 0 ]
+echo "test.sh: fake-cluster tests exit $fake_cluster, sanitizer step exit $sanitized, package steps exit $packaged"
+[ "$fake_cluster" = 0 ] && [ "$sanitized" = 0 ] && [ "$packaged" = 0 ]
