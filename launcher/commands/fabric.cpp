@@ -9,8 +9,8 @@ namespace collbench {
 
 int fabric_command(const Command& cmd, const std::vector<std::string>& argv) {
   MpiControl control;
-  return finish_phase(control, cmd.verdict, use_color(cmd.verdict.color),
-                      fabric_phase(control, {cmd.fabric, cmd.verdict, argv, use_color(cmd.verdict.color)}));
+  const bool color = use_color(cmd.verdict.color);
+  return finish_phase(control, cmd.verdict, color, fabric_phase(control, {cmd.fabric, cmd.verdict, argv, color}));
 }
 
 }  // namespace collbench

@@ -9,8 +9,8 @@ namespace collbench {
 
 int hunt_command(const Command& cmd, const std::vector<std::string>& argv) {
   MpiControl control;
-  return finish_phase(control, cmd.verdict, use_color(cmd.verdict.color),
-                      hunt_phase(control, {cmd.run, cmd.hunt, argv, use_color(cmd.verdict.color)}));
+  const bool color = use_color(cmd.verdict.color);
+  return finish_phase(control, cmd.verdict, color, hunt_phase(control, {cmd.run, cmd.hunt, argv, color}));
 }
 
 }  // namespace collbench

@@ -112,8 +112,7 @@ StopSaved stopped_early(Preflight& p, const EarlyEnd& end, const nlohmann::json&
   now.wall_s = p.budget.elapsed_s();
   now.finished_at = now_utc();
   nlohmann::json doc = report::preflight_document(now, {}, end.exit_code);
-  doc["complete"] = false;
-  doc["error"] = why.message;
+  mark_incomplete(doc, why);
   if (p.journal) p.journal->finish(doc, false);
   return {std::move(doc), why, p.color};
 }

@@ -13,6 +13,11 @@
 
 namespace collbench {
 
+void mark_incomplete(nlohmann::json& doc, const report::Finding& why) {
+  doc["complete"] = false;
+  doc["error"] = why.message;
+}
+
 PhaseFrame::PhaseFrame(Control& control, double timeout_s, bool color, std::string hang_prefix)
     : control_(control),
       rank_(control.rank()),
@@ -44,8 +49,7 @@ StopSaved PhaseFrame::save(const EarlyEnd& end) {
   if (!record) return {nullptr, early_end_finding(end, "during set-up"), color_};
   const report::Finding why = early_end_finding(end, record->progress());
   nlohmann::json doc = record->document_so_far(why, end.exit_code);
-  doc["complete"] = false;
-  doc["error"] = why.message;
+  mark_incomplete(doc, why);
   record->save_early(doc);
   return {std::move(doc), why, color_};
 }

@@ -46,6 +46,10 @@ void open_journal(std::optional<report::Journal>& into, const std::string& path,
   }
 }
 
+// A document that ends before its work did: "complete": false, and `why` as its error. The frame's
+// early end and preflight's (a chain of phases) both mark theirs so.
+void mark_incomplete(nlohmann::json& doc, const report::Finding& why);
+
 class PhaseFrame {
  public:
   // `hang_prefix` names the phase in a hang's step ("hunt "); `timeout_s` is each set-up step's limit.
