@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Runs the micro benchmarks (tests/perf) and compares each with its figure in
-# tests/perf/baseline.json: a benchmark more than --max-ratio (default 2) times slower than its
-# baseline fails the check, with both figures printed. Figures are CPU time per iteration, the
-# least of a few repetitions: on a shared machine that is what load disturbs least.
+# tests/perf/baseline.json. Figures are CPU time per iteration, the least of a few repetitions: on a
+# shared machine that is what load disturbs least. The machine's own speed is measured in the same
+# run (micro_reference: a sort and a copy with no collbench code in them, before and after the
+# others): each benchmark's slowdown against its baseline is divided by the machine's, and one more
+# than --max-ratio (default 2) times slower fails the check, with the figures printed.
 # Usage: scripts/perf-check.sh [--update] [--build-dir DIR] [--max-ratio R] [--min-time S] [--repetitions N]
 #   --update       rewrite the baseline with this run's figures (keep the old one's list of benchmarks)
-# Env: PERF_CHECK_SLOWDOWN=k multiplies every measured figure by k before comparing: a planted
-#      k-times slowdown, to see the check fail (PERF_CHECK_SLOWDOWN=3 must fail).
+# Env: PERF_CHECK_SLOWDOWN=k multiplies every measured figure but the machine's by k before
+#      comparing: a planted k-times slowdown in collbench, to see the check fail (3 must fail).
+#      PERF_CHECK_MACHINE=k multiplies every figure, the machine's too: a machine k times slower,
+#      which must pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +28,7 @@ while [ $# -gt 0 ]; do
     --max-ratio) max_ratio="$2"; shift ;;
     --min-time) min_time="$2"; shift ;;
     --repetitions) repetitions="$2"; shift ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "perf-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -34,41 +38,57 @@ done
 tmp=$(mktemp -d /tmp/cb-perf-check.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# Which programs and benchmarks run is the baseline's list: {"programs": {"micro_hunt": {"filter": ...}}}.
+# Which programs and benchmarks run is the baseline's list: {"programs": {"micro_hunt": {"filter": ...}}};
+# its "reference" program is the machine's own speed.
 programs=$(python3 -c 'import json,sys; print(" ".join(json.load(open(sys.argv[1]))["programs"]))' "$baseline")
-start=$(date +%s)
-for p in $programs; do
-  bin="$build/tests/perf/$p"
+reference=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["reference"]["program"])' "$baseline")
+# run_program NAME FILTER OUT: one program's benchmarks, JSON to OUT.
+run_program() {
+  local bin="$build/tests/perf/$1"
   [ -x "$bin" ] || { echo "perf-check: $bin not built (scripts/test.sh builds the micro benchmarks; setup.sh does not), or --build-dir" >&2; exit 2; }
+  echo "perf-check: $1 --benchmark_filter='$2'" >&2
+  "$bin" --benchmark_filter="$2" --benchmark_min_time="$min_time" --benchmark_repetitions="$repetitions" \
+    --benchmark_format=json --benchmark_out="$3" --benchmark_out_format=json >/dev/null
+}
+start=$(date +%s)
+run_program "$reference" . "$tmp/reference-before.json"
+for p in $programs; do
   filter=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["programs"][sys.argv[2]].get("filter", "."))' \
     "$baseline" "$p")
-  echo "perf-check: $p --benchmark_filter='$filter'" >&2
-  "$bin" --benchmark_filter="$filter" --benchmark_min_time="$min_time" --benchmark_repetitions="$repetitions" \
-    --benchmark_format=json --benchmark_out="$tmp/$p.json" --benchmark_out_format=json >/dev/null
+  run_program "$p" "$filter" "$tmp/$p.json"
 done
+run_program "$reference" . "$tmp/reference-after.json"
 echo "perf-check: benchmarks ran in $(( $(date +%s) - start )) s" >&2
 
-python3 - "$baseline" "$tmp" "$update" "$max_ratio" "${PERF_CHECK_SLOWDOWN:-1}" <<'PY'
-import json, os, sys
+python3 - "$baseline" "$tmp" "$update" "$max_ratio" "${PERF_CHECK_SLOWDOWN:-1}" "${PERF_CHECK_MACHINE:-1}" <<'PY'
+import json, math, os, sys
 
-baseline_path, out_dir, update, max_ratio, slowdown = sys.argv[1], sys.argv[2], sys.argv[3] == "1", float(sys.argv[4]), float(sys.argv[5])
+baseline_path, out_dir, update, max_ratio = sys.argv[1], sys.argv[2], sys.argv[3] == "1", float(sys.argv[4])
+slowdown, machine_slowdown = float(sys.argv[5]), float(sys.argv[6])
 base = json.load(open(baseline_path))
 scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 
-measured = {}  # program -> benchmark -> least CPU time per iteration, ms
-for program in base["programs"]:
-    doc = json.load(open(os.path.join(out_dir, program + ".json")))
-    for b in doc["benchmarks"]:
-        if b.get("run_type") == "aggregate" or "error_occurred" in b and b["error_occurred"]:
-            continue
-        ms = b["cpu_time"] * scale[b.get("time_unit", "ns")] * slowdown
-        name = b.get("run_name", b["name"])
-        figures = measured.setdefault(program, {})
-        figures[name] = min(ms, figures.get(name, float("inf")))
+
+def least_cpu_ms(paths, k):
+    """benchmark -> least CPU ms per iteration over every repetition in the files, times k."""
+    figures = {}
+    for path in paths:
+        for b in json.load(open(path))["benchmarks"]:
+            if b.get("run_type") == "aggregate" or b.get("error_occurred"):
+                continue
+            ms = b["cpu_time"] * scale[b.get("time_unit", "ns")] * k
+            name = b.get("run_name", b["name"])
+            figures[name] = min(ms, figures.get(name, float("inf")))
+    return figures
+
+
+measured = {p: least_cpu_ms([os.path.join(out_dir, p + ".json")], slowdown * machine_slowdown) for p in base["programs"]}
+reference = least_cpu_ms([os.path.join(out_dir, f"reference-{w}.json") for w in ("before", "after")], machine_slowdown)
 
 if update:
     for program, figures in measured.items():
         base["programs"][program]["cpu_ms"] = {k: float(f"{v:.4g}") for k, v in sorted(figures.items())}
+    base["reference"]["cpu_ms"] = {k: float(f"{v:.4g}") for k, v in sorted(reference.items())}
     with open(baseline_path + ".tmp", "w") as f:
         json.dump(base, f, indent=2)
         f.write("\n")
@@ -76,28 +96,40 @@ if update:
     print(f"perf-check: baseline {baseline_path} rewritten ({sum(len(f) for f in measured.values())} benchmarks)")
     sys.exit(0)
 
+# The machine's slowdown: the geometric mean of the reference benchmarks' (a machine twice as busy
+# doubles both; one spike in one of them moves the factor by its square root only).
+ref_ratios = {n: reference[n] / was for n, was in base["reference"]["cpu_ms"].items() if n in reference and was > 0}
+if len(ref_ratios) != len(base["reference"]["cpu_ms"]):
+    print("perf-check: FAIL: the machine's reference benchmarks did not all run")
+    sys.exit(1)
+machine = math.exp(sum(math.log(r) for r in ref_ratios.values()) / len(ref_ratios))
+print("perf-check: this machine runs the reference benchmarks at "
+      + ", ".join(f"{n} {r:.2f}x" for n, r in ref_ratios.items()) + f" of their baseline: factor {machine:.2f}")
+
 failed = 0
-print(f"{'benchmark':<48} {'baseline ms':>12} {'now ms':>12} {'ratio':>7}")
+print(f"{'benchmark':<44} {'baseline ms':>11} {'now ms':>10} {'ratio':>6} {'/machine':>8}")
 for program, entry in base["programs"].items():
     figures = measured.get(program, {})
     for name, was in entry.get("cpu_ms", {}).items():
         now = figures.get(name)
         label = f"{program}:{name}"
         if now is None:
-            print(f"{label:<48} {was:>12.4g} {'-':>12} {'-':>7}  FAIL: not measured")
+            print(f"{label:<44} {was:>11.4g} {'-':>10} {'-':>6} {'-':>8}  FAIL: not measured")
             failed += 1
             continue
         ratio = now / was if was > 0 else float("inf")
-        verdict = f"FAIL: more than {max_ratio:g}x slower than its baseline" if ratio > max_ratio else "ok"
-        failed += ratio > max_ratio
-        print(f"{label:<48} {was:>12.4g} {now:>12.4g} {ratio:>6.2f}x  {verdict}")
+        relative = ratio / machine
+        verdict = f"FAIL: more than {max_ratio:g}x slower than its baseline" if relative > max_ratio else "ok"
+        failed += relative > max_ratio
+        print(f"{label:<44} {was:>11.4g} {now:>10.4g} {ratio:>5.2f}x {relative:>7.2f}x  {verdict}")
     for name in sorted(set(figures) - set(entry.get("cpu_ms", {}))):
-        print(f"{program + ':' + name:<48} {'-':>12} {figures[name]:>12.4g} {'-':>7}  new: no baseline (--update)")
-if slowdown != 1:
-    print(f"perf-check: measured figures multiplied by {slowdown:g} (PERF_CHECK_SLOWDOWN)")
+        print(f"{program + ':' + name:<44} {'-':>11} {figures[name]:>10.4g} {'-':>6} {'-':>8}  new: no baseline (--update)")
+if slowdown != 1 or machine_slowdown != 1:
+    print(f"perf-check: figures multiplied by {slowdown:g} (PERF_CHECK_SLOWDOWN) and all, the machine's too, "
+          f"by {machine_slowdown:g} (PERF_CHECK_MACHINE)")
 if failed:
-    print(f"perf-check: FAIL: {failed} benchmark(s) more than {max_ratio:g}x slower than tests/perf/baseline.json "
-          "(rerun on a quiet machine; if the slowdown is meant, scripts/perf-check.sh --update)")
+    print(f"perf-check: FAIL: {failed} benchmark(s) more than {max_ratio:g}x slower than tests/perf/baseline.json, "
+          "the machine's own speed taken out (if the slowdown is meant, scripts/perf-check.sh --update)")
     sys.exit(1)
-print("perf-check: every benchmark within", f"{max_ratio:g}x of its baseline")
+print("perf-check: every benchmark within", f"{max_ratio:g}x of its baseline, the machine's own speed taken out")
 PY

@@ -40,7 +40,8 @@ timed packages scripts/lib/install-packages.sh scripts/packages/runtime.txt scri
 timed build build_all
 source scripts/mpi_env.sh
 timed tests ctest --test-dir "$build" -E '^(fake_cluster_|deb_clean_root$)' --output-on-failure --timeout 600 -j "$(nproc)"
-timed perf-check scripts/perf-check.sh --build-dir "$build"
+perf=0
+timed perf-check scripts/perf-check.sh --build-dir "$build" || perf=$?
 timed "fake-cluster (beside sanitize)" ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 \
   >"$build/fake-cluster-tests.log" 2>&1 &
 fake=$!
@@ -57,5 +58,6 @@ timed package package_deb || packaged=$?
 fake_cluster=0
 wait "$fake" || fake_cluster=$?
 cat "$build/fake-cluster-tests.log"
-echo "test.sh: fake-cluster tests exit $fake_cluster, sanitizer step exit $sanitized, package steps exit $packaged"
-[ "$fake_cluster" = 0 ] && [ "$sanitized" = 0 ] && [ "$packaged" = 0 ]
+echo "test.sh: perf-check exit $perf, fake-cluster tests exit $fake_cluster, sanitizer step exit $sanitized," \
+  "package steps exit $packaged"
+[ "$perf" = 0 ] && [ "$fake_cluster" = 0 ] && [ "$sanitized" = 0 ] && [ "$packaged" = 0 ]
