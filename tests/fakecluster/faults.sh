@@ -114,6 +114,20 @@ veth_bytes() {
   echo $(($(cat "/sys/class/net/$BAD_VETH/statistics/rx_bytes") + $(cat "/sys/class/net/$BAD_VETH/statistics/tx_bytes")))
 }
 
+# fc_state: what a launch that never reached its fault can be waiting on: the links, the bridge's
+# ports, and every process in the fake nodes with what it waits in.
+fc_state() {
+  local ns pid
+  echo "links: $(ip -br link show master cbbr0 2>/dev/null | awk '{print $1, $2}' | tr '\n' ' ')"
+  for ns in $(seq 0 $((NODES - 1))); do
+    echo "cb-node$ns: $(ip -n "cb-node$ns" -br addr show 2>/dev/null | grep -v '^lo' | tr -s ' ' | tr '\n' ' ')"
+    echo "  neigh: $(ip -n "cb-node$ns" neigh show 2>/dev/null | tr '\n' ';')"
+    for pid in $(ip netns pids "cb-node$ns" 2>/dev/null); do
+      echo "  $pid $(cat "/proc/$pid/wchan" 2>/dev/null) $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-100)"
+    done
+  done
+}
+
 # measuring CMD FAULT OUT: true once the output (and, for fabric, node2's traffic) shows that the
 # point of the fault is reached. Keeps its state in $mark (fabric: the byte count at the header).
 measuring() {
@@ -255,6 +269,7 @@ inject() {
     ROW[$name]="| $cmd | $fault | FAIL: not injected | - | - | - | - | - |"
     say "$name: FAIL: the command did not reach the point of the fault ($rc after $(secs "${START[$name]}" "$(now)") s); last lines:"
     tail -n 12 "$out" "$work/$name.err" | sed 's/^/    /'
+    fc_state | sed 's/^/    /'
     failed=1
     return 1
   fi
