@@ -96,9 +96,14 @@ std::string inspector_section(const json& doc) {
   for (const auto& r : job) s += "<tr><th>" + escape(r[0]) + "</th><td>" + escape(r[1]) + "</td></tr>";
   s += "</tbody></table>";
 
+  // A document written before analyze kept the drawings has neither maps nor series: said once.
+  if (!doc.contains("heatmaps"))
+    s += "<p class=\"note\">This document carries no drawings (an older collbench wrote it): rerun "
+         "<code>collbench analyze DIR --json</code> on the logs to draw them.</p>";
   const json maps = array_at(doc, "heatmaps");
   s += "<h3>Late arrival by rank over the job</h3>";
-  if (maps.empty()) s += "<p class=\"note\">No communicator of 3 ranks or more has a joined collective.</p>";
+  if (maps.empty() && doc.contains("heatmaps"))
+    s += "<p class=\"note\">No communicator of 3 ranks or more has a joined collective.</p>";
   for (std::size_t i = 0; i < maps.size() && i < kDrawnHeatmaps; ++i) s += heatmap(maps[i]);
 
   // The largest communicators first: the world's, then the data-parallel ones.

@@ -117,5 +117,17 @@ TEST(Html, APageOfADocumentWithMissingOrNullMembersStillRenders) {
   EXPECT_EQ(page.find("<script"), std::string::npos);
 }
 
+TEST(Html, AnInspectorDocumentWithoutDrawingsSaysSo) {
+  nlohmann::json doc = {{"schema", "collbench.inspector/1"}, {"communicators", {{{"id", "0x1"}, {"n_ranks", 8}}}},
+                        {"findings", nlohmann::json::array()}};
+  const std::string old = html_page({{"old.json", doc, std::nullopt}}, "test");
+  EXPECT_NE(old.find("<h2>inspector: <code>old.json</code></h2>"), std::string::npos);
+  EXPECT_NE(old.find("carries no drawings"), std::string::npos);
+  doc["heatmaps"] = nlohmann::json::array();
+  const std::string empty = html_page({{"new.json", doc, std::nullopt}}, "test");
+  EXPECT_EQ(empty.find("carries no drawings"), std::string::npos);
+  EXPECT_NE(empty.find("No communicator of 3 ranks or more"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace collbench::report::html
