@@ -182,7 +182,7 @@ class DocumentMetrics {
 };
 
 std::string command_of(const std::string& schema) {
-  for (const char* c : {"run", "hunt", "fabric", "preflight"})
+  for (const char* c : {"run", "hunt", "fabric", "preflight", "inspector"})
     if (schema == fmt::format("collbench.{}/1", c)) return c;
   return "";
 }
@@ -194,7 +194,9 @@ void add_one(const json& doc, const Labels& base, bool nested, MetricSet& out) {
   if (command == "run" || command == "hunt") m.cases(doc);
   if (command == "hunt") m.hunt(doc);
   if (command == "fabric") m.fabric(doc);
-  if (command != "preflight") m.info(doc);
+  // An Inspector document (analyze on a job's logs) has no world, tool or cases: its findings and
+  // verdict only.
+  if (command != "preflight" && command != "inspector") m.info(doc);
   if (!nested) m.verdict_and_findings(doc);
 }
 
@@ -211,7 +213,7 @@ void add_document_metrics(const json& doc, MetricSet& out) {
   const std::string command = command_of(schema);
   if (command.empty())
     throw std::invalid_argument(fmt::format(
-        "schema '{}' is not a collbench run, hunt, fabric or preflight document (collbench.<command>/1)", schema));
+        "schema '{}' is not a collbench run, hunt, fabric, preflight or inspector document (collbench.<command>/1)", schema));
   std::set<std::string> seen;
   for (const auto& r : out.records)
     for (const auto& [def, v] : r.values) seen.insert(record_key(*def, r.labels));

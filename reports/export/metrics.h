@@ -41,7 +41,8 @@ struct MetricSet {
 };
 
 // Adds a collbench document's metrics: a run (also analyze's), hunt, fabric or preflight document
-// (its phases' documents with a `phase` label). Throws std::invalid_argument naming what is wrong
+// (its phases' documents with a `phase` label), or an Inspector one (analyze on NCCL Inspector
+// logs: its findings and verdict, labelled command="inspector"). Throws std::invalid_argument naming what is wrong
 // when the document is not one of these, or when a record would repeat one already in `out` (two
 // documents of the same command: give one per command).
 void add_document_metrics(const nlohmann::json& doc, MetricSet& out);

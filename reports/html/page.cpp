@@ -60,7 +60,7 @@ details.numbers { margin: .2em 0 1em; } details.numbers summary { cursor: pointe
 
 std::string command_of(const json& doc) {
   const std::string schema = string_at(doc, "schema");
-  for (const char* c : {"run", "hunt", "fabric", "preflight"})
+  for (const char* c : {"run", "hunt", "fabric", "preflight", "inspector"})
     if (schema == fmt::format("collbench.{}/1", c)) return c;
   return "";
 }
@@ -81,6 +81,7 @@ std::string document_body(const json& doc, const std::optional<InstanceThreshold
   if (command == "run") s += run_section(doc, thresholds);
   if (command == "hunt") s += hunt_section(doc);
   if (command == "fabric") s += fabric_section(doc);
+  if (command == "inspector") s += inspector_section(doc);
   if (command == "preflight") {
     std::vector<std::vector<std::string>> rows;
     for (const auto& p : array_at(doc, "phases"))

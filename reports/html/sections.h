@@ -16,6 +16,8 @@ std::string world_section(const nlohmann::json& doc);
 std::string run_section(const nlohmann::json& doc, const std::optional<InstanceThresholds>& thresholds);
 std::string hunt_section(const nlohmann::json& doc);
 std::string fabric_section(const nlohmann::json& doc);
+// A collbench.inspector/1 document: rank x time maps of how late each rank arrived, busbw over time.
+std::string inspector_section(const nlohmann::json& doc);
 // Curves of several runs overlaid (the first is the base) and the comparison's verdict per case.
 std::string comparison_section(const std::vector<std::pair<std::string, const nlohmann::json*>>& runs);
 

@@ -1,4 +1,5 @@
 #include "reports/html/svg.h"
+#include "reports/html/svg_parts.h"
 
 #include <fmt/format.h>
 
@@ -26,15 +27,10 @@ std::string escape(const std::string& text) {
   return out;
 }
 
-namespace {
-
-constexpr double kWidth = 720, kHeight = 340;
-constexpr double kLeft = 72, kRight = 170, kTop = 34, kBottom = 56;
-constexpr double kPlotW = kWidth - kLeft - kRight, kPlotH = kHeight - kTop - kBottom;
+namespace svg_parts {
 
 std::string number(double v) { return fmt::format("{:.3g}", v); }
 
-// A step of 1, 2 or 5 times a power of ten giving about `count` ticks up to `top`.
 double nice_step(double top, int count) {
   const double raw = top / count;
   const double mag = std::pow(10.0, std::floor(std::log10(raw)));
@@ -51,7 +47,6 @@ std::string open_svg(const std::string& title, double width, double height) {
       width, height, width, height, escape(title), escape(title), 10, escape(title));
 }
 
-// The y axis from 0 to `top`, with grid lines and its label.
 std::string y_axis(double top, const std::string& label) {
   std::string s;
   const double step = nice_step(top, 5);
@@ -69,7 +64,9 @@ std::string y_axis(double top, const std::string& label) {
   return s;
 }
 
-}  // namespace
+}  // namespace svg_parts
+
+using namespace svg_parts;
 
 std::string render(const LineChart& chart) {
   double lo = INFINITY, hi = -INFINITY, top = 0;

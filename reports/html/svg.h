@@ -50,7 +50,27 @@ struct Heatmap {
   std::vector<std::pair<int, int>> marked_cells;          // slow links (both orders are marked)
 };
 
+// Values over a linear x axis from 0 (time, or collectives in order); Series points are (x, value).
+struct TimeChart {
+  std::string title, x_label, y_label;
+  std::vector<Series> series;
+};
+
+// Rows (ranks) over columns (stretches of a job): how late each row arrived, in percent of the
+// others' time, coloured on a fixed scale (2, 5 and 10%), so a healthy job stays pale however
+// small its noise and a straggler's row is dark wherever it is. Over 128 rows a drawn row is a
+// block of rows showing its latest.
+struct LatenessMap {
+  std::string title, x_label;
+  std::vector<std::string> rows;                 // row labels (rank and host)
+  std::vector<std::string> columns;              // what each column spans, for its cells' titles
+  std::vector<std::vector<std::optional<double>>> percent;  // [row][column]; nullopt: none
+  std::vector<int> marked_rows;                  // the late rank
+};
+
 std::string render(const LineChart& chart);
+std::string render(const TimeChart& chart);
+std::string render(const LatenessMap& map);
 std::string render(const BarChart& chart);
 std::string render(const Heatmap& map);
 

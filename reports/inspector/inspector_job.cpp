@@ -23,21 +23,6 @@
 namespace collbench::report::inspector {
 namespace fs = std::filesystem;
 
-void BusbwSeries::add(float v) {
-  if (skipped + 1 < stride) {
-    ++skipped;
-    return;
-  }
-  skipped = 0;
-  busbw.push_back(v);
-  if (busbw.size() >= kMaxSamples) {  // keep every other one, and from now on take half as many
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < busbw.size(); i += 2) busbw[k++] = busbw[i];
-    busbw.resize(k);
-    stride *= 2;
-  }
-}
-
 namespace {
 
 // One file, read in large blocks, handed out a line at a time.
@@ -164,6 +149,7 @@ struct Open {
   float best_busbw = 0;
   int series = -1;
   std::uint64_t sn = 0;
+  std::uint64_t ts_us = 0;  // the latest dump timestamp of its records
 };
 
 struct HashKey {
@@ -218,6 +204,7 @@ class Joiner {
     float& slot = o.exec_us[static_cast<std::size_t>(r.rank)];
     if (slot < 0) ++o.present;
     slot = static_cast<float>(r.exec_us);
+    o.ts_us = std::max(o.ts_us, r.dump_ts_us);
     if (r.busbw_gbs == r.busbw_gbs) o.best_busbw = std::max(o.best_busbw, static_cast<float>(r.busbw_gbs));
     if (o.present == c.n_ranks) {
       close(c, o, true);
@@ -260,7 +247,7 @@ class Joiner {
   static int series_index(Comm& c, const Record& r) {
     for (std::size_t i = 0; i < c.series.size(); ++i)
       if (c.series[i].bytes == r.bytes && c.series[i].coll == r.coll) return static_cast<int>(i);
-    c.series.push_back({std::string(r.coll), r.bytes, {}, 1, 0});
+    c.series.push_back({std::string(r.coll), r.bytes, {}, {}, 1, 0});
     return static_cast<int>(c.series.size() - 1);
   }
 
@@ -281,7 +268,7 @@ class Joiner {
       return;
     }
     ++c.joined;
-    c.series[static_cast<std::size_t>(o.series)].add(o.best_busbw);
+    c.series[static_cast<std::size_t>(o.series)].add(o.best_busbw, o.ts_us);
     if (c.n_ranks < 3) return;  // two ranks: no "others" to have a spread
     const auto& e = o.exec_us;
     std::size_t low = 0;
@@ -294,6 +281,7 @@ class Joiner {
     for (double& x : others_) x = std::abs(x - med);
     const double spread = 1.4826 * median(others_);
     c.others_exec_us += med;
+    c.lateness.add(o.sn, o.ts_us, e, med);
     const double late_by = med - e[low];
     if (late_by > kLateSpread * spread && late_by > kLateFloor * med) {
       RankTally& t = c.ranks[low];

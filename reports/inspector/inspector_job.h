@@ -20,14 +20,41 @@ struct Process {
 
 // One (communicator, size class) series of joined collectives' bandwidth: the highest busbw any
 // rank reported for each, which is the collective's own speed (the ranks that waited for a late
-// one report less). Decimated to at most kMaxSamples, evenly over the job.
+// one report less). Decimated to at most kMaxSamples, evenly over the job; each kept sample's dump
+// timestamp beside it (the latest of its ranks'), for drawing it over time.
 struct BusbwSeries {
   std::string coll;
   std::uint64_t bytes = 0;
   std::vector<float> busbw;
+  std::vector<std::uint64_t> ts_us;  // one per busbw sample
   std::size_t stride = 1, skipped = 0;
   static constexpr std::size_t kMaxSamples = 2048;
-  void add(float v);
+  void add(float v, std::uint64_t ts_us = 0);
+};
+
+// How late each rank arrived at a communicator's joined collectives, over the job: per rank and
+// bin, the sum of (others' median exec time - its exec time) / that median, which is the share of
+// the collective the others spent waiting for it. The late rank shows as a row of 20-30%, a rank
+// that waited as 0 or below; an operator reads the straggler off as the one bright row, and when it
+// started as where the row turns bright. The bins run over coll_sn, not over time: dump timestamps
+// are when the Inspector's thread wrote (every interval, or all at the end with the default
+// interval of -1), so only coll_sn orders the collectives; each bin keeps the timestamps it spans
+// for the axis. kBins bins of `width` collectives each; a collective past the last bin doubles the
+// width (pairs of bins merged), so memory is n_ranks x kBins whatever the length of the job.
+struct LatenessBins {
+  static constexpr std::size_t kBins = 64;
+  std::uint64_t first_sn = 0;  // bin b holds coll_sn [first_sn + b * width, first_sn + (b + 1) * width)
+  std::uint64_t width = 1;
+  std::vector<std::uint32_t> collectives;             // per bin: joined collectives in it
+  std::vector<std::uint64_t> first_ts_us, last_ts_us;  // per bin: the dump timestamps it spans
+  std::vector<float> late_share;                      // [rank * kBins + bin]: summed share
+  void add(std::uint64_t sn, std::uint64_t ts_us, const std::vector<float>& exec_us, double median_us);
+  std::size_t used() const;  // bins up to the last that holds a collective
+  float mean(std::size_t rank, std::size_t bin) const;  // the bin's mean share; 0 for an empty bin
+
+ private:
+  void start(std::size_t ranks, std::uint64_t sn);
+  void halve();  // pairs of bins merged into the first half, the width doubled
 };
 
 struct RankTally {
@@ -52,6 +79,7 @@ struct Comm {
   std::uint64_t first_ts_us = 0, last_ts_us = 0;
   std::uint64_t min_sn = 0, max_sn = 0;
   std::vector<BusbwSeries> series;
+  LatenessBins lateness;  // communicators of 3 ranks or more
 };
 
 struct Job {

@@ -1,4 +1,5 @@
 #include "reports/inspector/inspector_rules.h"
+#include "reports/inspector/inspector_drawings.h"
 #include "reports/inspector/inspector_record.h"
 #include "reports/inspector/inspector_rules_common.h"
 
@@ -65,6 +66,20 @@ std::string listed(const std::vector<std::string>& items, std::size_t shown) {
 
 using namespace detail;
 
+int late_rank_of(const Comm& c) {
+  if (c.joined < kMinJoined || c.n_ranks < 3 || c.ranks.empty()) return -1;
+  std::size_t top = 0;
+  for (std::size_t r = 1; r < c.ranks.size(); ++r)
+    if (c.ranks[r].late > c.ranks[top].late) top = r;
+  const RankTally& t = c.ranks[top];
+  const double share = static_cast<double>(t.late) / static_cast<double>(c.joined);
+  const double waited = c.others_exec_us > 0 ? t.waited_us / c.others_exec_us : 0;
+  // As run's LATE_RANK (reports/run/arrival.h): late in most of the collectives, and the waiting
+  // a real part of the others' time.
+  if (t.process < 0 || share <= kLateMajority || waited < kMinWaitFraction) return -1;
+  return static_cast<int>(top);
+}
+
 std::vector<Finding> late_rank_findings(const Job& job) {
   struct Hit {
     std::string comm;
@@ -79,16 +94,10 @@ std::vector<Finding> late_rank_findings(const Job& job) {
     if (c.joined < kMinJoined || c.n_ranks < 3) continue;
     ++judged_comms;
     judged += c.joined;
-    std::size_t top = 0;
-    for (std::size_t r = 1; r < c.ranks.size(); ++r)
-      if (c.ranks[r].late > c.ranks[top].late) top = r;
-    const RankTally& t = c.ranks[top];
-    const double share = static_cast<double>(t.late) / static_cast<double>(c.joined);
-    const double waited = c.others_exec_us > 0 ? t.waited_us / c.others_exec_us : 0;
-    // As run's LATE_RANK (reports/run/arrival.h): late in most of the collectives, and the waiting
-    // a real part of the others' time.
-    if (t.process < 0 || share <= kLateMajority || waited < kMinWaitFraction) continue;
-    by_process[t.process].push_back({c.id, static_cast<int>(top), t.late, c.joined, waited});
+    const int top = late_rank_of(c);
+    if (top < 0) continue;
+    const RankTally& t = c.ranks[static_cast<std::size_t>(top)];
+    by_process[t.process].push_back({c.id, top, t.late, c.joined, t.waited_us / c.others_exec_us});
   }
   std::vector<Finding> out;
   if (judged_comms == 0) {
@@ -233,7 +242,8 @@ nlohmann::json job_document(const Job& job) {
                      {"partial", c.partial},
                      {"first_coll_sn", c.min_sn},
                      {"last_coll_sn", c.max_sn},
-                     {"hosts", std::vector<std::string>(h.begin(), h.end())}});
+                     {"hosts", std::vector<std::string>(h.begin(), h.end())},
+                     {"series", series_json(job, c)}});
   }
   nlohmann::json procs = nlohmann::json::array();
   for (const auto& p : job.processes) procs.push_back({{"file", p.file}, {"host", p.host}, {"pid", p.pid}});
@@ -245,6 +255,7 @@ nlohmann::json job_document(const Job& job) {
           {"last_dump_timestamp_us", job.last_ts_us},
           {"processes", std::move(procs)},
           {"communicators", std::move(comms)},
+          {"heatmaps", heatmaps_json(job)},
           {"truncated_files", job.truncated}};
 }
 

@@ -63,6 +63,9 @@ struct PeerComparison {
 };
 PeerComparison compare_peers(const Job& job);
 
+// The rank LATE_RANK names in a communicator (late in most of its joined collectives, the others
+// waiting a real part of their time), or -1.
+int late_rank_of(const Comm& c);
 std::vector<Finding> late_rank_findings(const Job& job);
 std::vector<Finding> slow_node_findings(const Job& job);
 std::vector<Finding> slow_node_findings(const Job& job, const PeerComparison& peers);

@@ -159,6 +159,35 @@ TEST_F(InspectorAnalyze, JudgesTheWholeJobAgainstTheInstanceThresholds) {
   EXPECT_EQ(r.out.find("BUSBW_BELOW_THRESHOLD"), std::string::npos) << describe(r);
 }
 
+// analyze --json, then report: the page draws the rank x time map with the late rank's row marked
+// (its host named) and each communicator's busbw over time; the healthy job's page marks no rank.
+// The metrics are the document's findings under command="inspector".
+TEST_F(InspectorAnalyze, ReportDrawsTheJobAndMarksTheLateRank) {
+  for (const sim::Fault fault : {sim::Fault::LateRank, sim::Fault::None}) {
+    auto s = job(4, 2, fault);
+    s.fault_rank = 5;
+    analyze(s, 0);
+    const auto page = dir_ / "page.html", prom = dir_ / "metrics.prom";
+    const Result r = collbench("report " + (dir_ / "verdict.json").string() + " -o " + page.string() + " --prom " +
+                               prom.string());
+    ASSERT_EQ(r.code, 0) << describe(r);
+    const std::string html = slurp(page), metrics = slurp(prom);
+    EXPECT_NE(html.find("how late each rank arrived"), std::string::npos);
+    EXPECT_NE(html.find("busbw (8 ranks on 4 nodes)"), std::string::npos);
+    EXPECT_NE(html.find("<polyline points=\""), std::string::npos);
+    EXPECT_NE(metrics.find("collbench_exit_code{command=\"inspector\"} 0"), std::string::npos) << metrics;
+    if (fault == sim::Fault::LateRank) {
+      EXPECT_NE(html.find(">▲ rank 5 · node-002</text>"), std::string::npos);
+      EXPECT_NE(metrics.find("collbench_findings{command=\"inspector\",tag=\"WARN\",code=\"LATE_RANK\"} 1"),
+                std::string::npos)
+          << metrics;
+    } else {
+      EXPECT_EQ(html.find("tick marked"), std::string::npos);
+      EXPECT_EQ(metrics.find("LATE_RANK"), std::string::npos) << metrics;
+    }
+  }
+}
+
 TEST_F(InspectorAnalyze, BadInputExitsTwoNamingTheFile) {
   sim::JobSpec s;
   s.collectives = 5;

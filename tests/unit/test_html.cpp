@@ -64,6 +64,49 @@ TEST(Html, ALargeHeatmapDrawsBlocksThatShowTheirWorstPair) {
   EXPECT_NE(svg.find("▲<title>n300</title>"), std::string::npos);
 }
 
+LatenessMap lateness(std::size_t ranks, int late, double late_percent) {
+  LatenessMap m;
+  m.title = "late";
+  for (std::size_t c = 0; c < 4; ++c) m.columns.push_back("bin " + std::to_string(c));
+  for (std::size_t r = 0; r < ranks; ++r) {
+    m.rows.push_back("rank " + std::to_string(r));
+    m.percent.push_back(std::vector<std::optional<double>>(4, static_cast<int>(r) == late ? late_percent : 0.4));
+  }
+  if (late >= 0) m.marked_rows = {late};
+  return m;
+}
+
+// The scale is fixed: a rank 1.5% late is on time however small the others' noise, one 23% late
+// is in the darkest bin.
+TEST(Html, ALatenessMapShowsTheLateRowOnAFixedScale) {
+  const std::string late = render(lateness(8, 5, 23.0));
+  EXPECT_EQ(count(late, "<rect class=\"h0\" x"), 4u + 1u);  // its four cells and the legend's swatch
+  EXPECT_EQ(count(late, "<rect class=\"h3\" x"), 7u * 4u + 1u);
+  EXPECT_NE(late.find(">▲ rank 5</text>"), std::string::npos);
+  EXPECT_NE(late.find("<title>rank 5, bin 2: 23.0% late</title>"), std::string::npos);
+  const std::string ok = render(lateness(8, -1, 1.5));
+  EXPECT_EQ(count(ok, "<rect class=\"h3\" x"), 8u * 4u + 1u);
+  EXPECT_EQ(count(ok, "tick marked"), 0u);
+}
+
+TEST(Html, ALargeLatenessMapDrawsBlocksShowingTheirLatest) {
+  const std::string svg = render(lateness(1024, 300, 23.0));
+  EXPECT_EQ(count(svg, "<rect class=\"h"), 128u * 4u + 4u);  // 8 ranks a row, and the legend
+  EXPECT_EQ(count(svg, "<rect class=\"h0\" x"), 4u + 1u);   // the block holding rank 300
+  EXPECT_NE(svg.find("rank 296 – rank 303, bin 0: latest 23.0% late"), std::string::npos);
+  EXPECT_EQ(count(svg, "tick marked"), 1u);
+  EXPECT_NE(svg.find(">▲ rank 300</text>"), std::string::npos);
+}
+
+TEST(Html, ATimeChartDrawsItsPointsOnALinearAxis) {
+  const std::string svg = render(TimeChart{"busbw", "minutes", "GB/s", {{"AllReduce", {{0, 40}, {1.5, 39}, {3, NAN}}, 0}}});
+  EXPECT_EQ(count(svg, "<polyline points=\""), 1u);
+  // Two finite points: the first at the axis' left end (72), the second at its right end (72 + 478).
+  EXPECT_NE(svg.find("<polyline points=\"72.0,"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(" 550.0,"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">minutes<"), std::string::npos);
+}
+
 TEST(Html, APageOfADocumentWithMissingOrNullMembersStillRenders) {
   const nlohmann::json doc = {{"schema", "collbench.run/1"}, {"world", nullptr}, {"verdict", {{"exit_code", nullptr}}},
                               {"findings", {{{"tag", "WARN"}, {"code", nullptr}}, 5}},
@@ -72,6 +115,18 @@ TEST(Html, APageOfADocumentWithMissingOrNullMembersStillRenders) {
   EXPECT_NE(page.find("<h2>run: <code>odd.json</code></h2>"), std::string::npos);
   EXPECT_NE(page.find("[WARN]"), std::string::npos);
   EXPECT_EQ(page.find("<script"), std::string::npos);
+}
+
+TEST(Html, AnInspectorDocumentWithoutDrawingsSaysSo) {
+  nlohmann::json doc = {{"schema", "collbench.inspector/1"}, {"communicators", {{{"id", "0x1"}, {"n_ranks", 8}}}},
+                        {"findings", nlohmann::json::array()}};
+  const std::string old = html_page({{"old.json", doc, std::nullopt}}, "test");
+  EXPECT_NE(old.find("<h2>inspector: <code>old.json</code></h2>"), std::string::npos);
+  EXPECT_NE(old.find("carries no drawings"), std::string::npos);
+  doc["heatmaps"] = nlohmann::json::array();
+  const std::string empty = html_page({{"new.json", doc, std::nullopt}}, "test");
+  EXPECT_EQ(empty.find("carries no drawings"), std::string::npos);
+  EXPECT_NE(empty.find("No communicator of 3 ranks or more"), std::string::npos);
 }
 
 }  // namespace
