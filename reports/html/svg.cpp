@@ -64,6 +64,18 @@ std::string y_axis(double top, const std::string& label) {
   return s;
 }
 
+std::string swatch_legend(double x, double top, const std::string& heading, std::initializer_list<const char*> labels) {
+  std::string s = fmt::format("<text class=\"legend\" x=\"{}\" y=\"{}\">{}</text>", x, top, escape(heading));
+  int b = 0;
+  for (const char* label : labels) {
+    s += fmt::format("<rect class=\"h{}\" x=\"{}\" y=\"{}\" width=\"14\" height=\"14\"/><text class=\"legend\" x=\"{}\" "
+                     "y=\"{}\">{}</text>",
+                     b, x, top + 10 + 20 * b, x + 20, top + 21 + 20 * b, label);
+    ++b;
+  }
+  return s;
+}
+
 }  // namespace svg_parts
 
 using namespace svg_parts;
@@ -217,13 +229,8 @@ std::string render(const Heatmap& map) {
   s += "</g>";
   const double lx = left + cell * static_cast<double>(m) + 16;
   // Bins of how good a cell is against the median (the inverse ratio where lower is better).
-  const char* bins[] = {"under half as good", "50-80% as good", "80-95% as good", "within 5%", "over 5% better"};
-  s += fmt::format("<text class=\"legend\" x=\"{}\" y=\"{}\">median {} {}</text>", lx, top_margin, number(median),
-                   escape(map.value_label));
-  for (int b = 0; b < 5; ++b)
-    s += fmt::format("<rect class=\"h{}\" x=\"{}\" y=\"{}\" width=\"14\" height=\"14\"/><text class=\"legend\" x=\"{}\" "
-                     "y=\"{}\">{}</text>",
-                     b, lx, top_margin + 10 + 20 * b, lx + 20, top_margin + 21 + 20 * b, bins[b]);
+  s += swatch_legend(lx, top_margin, fmt::format("median {} {}", number(median), map.value_label),
+                     {"under half as good", "50-80% as good", "80-95% as good", "within 5%", "over 5% better"});
   return s + "</svg>";
 }
 

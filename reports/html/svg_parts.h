@@ -2,6 +2,7 @@
 // opening of an <svg> and its y axis.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 
 namespace collbench::report::html::svg_parts {
@@ -16,5 +17,7 @@ double nice_step(double top, int count);
 std::string open_svg(const std::string& title, double width, double height);
 // The y axis from 0 to `top`, with grid lines and its label.
 std::string y_axis(double top, const std::string& label);
+// A heat map's legend: a heading at (x, top), then one swatch of class h<i> per label below it.
+std::string swatch_legend(double x, double top, const std::string& heading, std::initializer_list<const char*> labels);
 
 }  // namespace collbench::report::html::svg_parts

@@ -96,12 +96,8 @@ std::string render(const LatenessMap& map) {
   s += fmt::format("<text class=\"axis-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text></g>",
                    cw * static_cast<double>(cols) / 2, rh * static_cast<double>(m) + 22, escape(map.x_label));
   const double lx = left + cw * static_cast<double>(cols) + 16;
-  const char* bins[] = {"10% late or more", "5-10% late", "2-5% late", "on time (under 2%)"};
-  s += fmt::format("<text class=\"legend\" x=\"{}\" y=\"{}\">others waited for it</text>", lx, top_margin);
-  for (int b = 0; b < 4; ++b)
-    s += fmt::format("<rect class=\"h{}\" x=\"{}\" y=\"{}\" width=\"14\" height=\"14\"/><text class=\"legend\" x=\"{}\" "
-                     "y=\"{}\">{}</text>",
-                     b, lx, top_margin + 10 + 20 * b, lx + 20, top_margin + 21 + 20 * b, bins[b]);
+  s += swatch_legend(lx, top_margin, "others waited for it",
+                     {"10% late or more", "5-10% late", "2-5% late", "on time (under 2%)"});
   return s + "</svg>";
 }
 
