@@ -86,10 +86,12 @@ std::string check_wrapped(const std::vector<std::string>& command) {
 CLI::App* add_launch_subcommand(CLI::App& app, Command& cmd) {
   LaunchOptions& o = cmd.launch;
   CLI::App* launch = app.add_subcommand("launch", "Write the file that runs a collbench command on a scheduler: an "
-                                                  "sbatch script for Slurm, or a Kubeflow MPIJob for Kubernetes");
+                                                  "sbatch script for Slurm, or a Kubeflow MPIJob for Kubernetes; or "
+                                                  "your own program (--command), with NCCL's Inspector on "
+                                                  "(--inspector DIR) for collbench analyze");
   launch->require_subcommand(1);
   launch->footer("Exit codes: 0 written; 2 bad usage or input (nothing written). See 'collbench launch slurm --help' "
-                 "and 'collbench launch k8s --help'.");
+                 "and 'collbench launch k8s --help' (--command, --inspector and its options are there).");
 
   CLI::App* slurm = launch->add_subcommand(
       "slurm", "An sbatch script: one rank per GPU, srun with PMIx where Slurm has it (else mpirun in the "
