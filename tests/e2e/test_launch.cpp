@@ -52,6 +52,19 @@ TEST_F(Launch, K8sDocumentGoesToStandardOutputWithoutAFile) {
   EXPECT_NE(r.out.find("vpc.amazonaws.com/efa: \"4\"\n"), std::string::npos) << r.out;
 }
 
+// Without a claim the MPIJob cannot mount the Inspector's folder itself: its header says so.
+TEST_F(Launch, K8sInspectorWithoutAClaimSaysTheFolderMustBeAVolume) {
+  const Result r = collbench("launch k8s --nodes 2 --gpus-per-node 8 --image reg/train:1 --inspector /inspector "
+                             "--inspector-plugin inspector --command -- python train.py");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("# NCCL Inspector logs: /inspector/collbench-python-<start time>/. Every worker must mount a "
+                       "volume they share at /inspector\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("persistentVolumeClaim"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("- name: \"NCCL_INSPECTOR_ENABLE\"\n"), std::string::npos) << r.out;
+}
+
 TEST_F(Launch, BadInputIsRefusedByNameAndNothingIsWritten) {
   const fs::path out = dir_ / "never";
   struct Case {
