@@ -15,24 +15,55 @@ constexpr const char* kHugepages = "5120Mi";
 constexpr const char* kMemory = "32000Mi";
 constexpr const char* kResults = "/tmp/collbench-results.json";
 
-json env_list(const std::vector<EnvSetting>& env) {
+json env_list(const K8sJob& job) {
   json out = json::array();
-  for (const auto& e : env) out.push_back({{"name", e.name}, {"value", e.value}});
+  for (const auto& e : job.env) out.push_back({{"name", e.name}, {"value", e.value}});
+  for (const auto& e : inspector_environment(job.inspector)) out.push_back({{"name", e.name}, {"value", e.value}});
   return out;
+}
+
+// The Inspector's folder for this run, named by the job and the time it started (Kubernetes gives
+// the ranks no job id), made once on the first worker before any rank starts: the plugin makes only
+// the last level, and a rank that loses the race to make it writes no log (NVIDIA/nccl at 5067397c,
+// plugins/profiler/inspector/inspector.cc lines 408-443).
+std::string inspector_prologue(const K8sJob& job) {
+  if (!job.inspector.enabled()) return "";
+  return fmt::format(
+      "export {}={}/{}-$(date -u +%Y%m%d-%H%M%S); "
+      "mpirun --allow-run-as-root -np 1 mkdir -p \"${}\" || {{ echo \"collbench: cannot create the Inspector folder "
+      "${} on the workers (is a volume mounted at {}?)\"; exit 1; }}; ",
+      kInspectorDumpDir, shell_quote(job.inspector.dir), job.name, kInspectorDumpDir, kInspectorDumpDir,
+      job.inspector.dir);
+}
+
+std::string forwarded_env(const K8sJob& job) {
+  std::string forwarded;
+  for (const auto& e : job.env) forwarded += " -x " + e.name;
+  for (const auto& e : inspector_environment(job.inspector)) forwarded += " -x " + e.name;
+  if (job.inspector.enabled()) forwarded += std::string(" -x ") + kInspectorDumpDir;
+  return forwarded;
 }
 
 // mpirun on the launcher; rank 0 writes the results document on the first worker, and a second
 // mpirun of one process (the same first slot) prints it into the launcher's log (kubectl logs), which
-// outlives the pods. collbench's exit code becomes the launcher pod's.
+// outlives the pods. collbench's exit code becomes the launcher pod's; with --command, the program's.
 std::string launcher_script(const K8sJob& job) {
-  std::string forwarded;
-  for (const auto& e : job.env) forwarded += " -x " + e.name;
+  const std::string mpirun = fmt::format("mpirun --allow-run-as-root -np {} --map-by ppr:{}:node --bind-to none{}",
+                                         job.nodes * job.gpus_per_node, job.gpus_per_node, forwarded_env(job));
+  std::string inspector_end;
+  if (job.inspector.enabled())
+    inspector_end = fmt::format("echo \"collbench: NCCL Inspector logs in ${} on the workers' volume; judge them with: "
+                                "{} analyze ${}\"; ",
+                                kInspectorDumpDir, shell_quote(job.collbench), kInspectorDumpDir);
+  if (job.own_command)
+    return fmt::format("{}{} {}; rc=$?; echo \"collbench: exit code $rc\"; {}exit $rc", inspector_prologue(job), mpirun,
+                       shell_words(job.args), inspector_end);
   return fmt::format(
-      "mpirun --allow-run-as-root -np {} --map-by ppr:{}:node --bind-to none{} {} {} --json {}; rc=$?; "
+      "{}{} {} {} --json {}; rc=$?; "
       "echo '----- collbench results document -----'; mpirun --allow-run-as-root -np 1 cat {}; "
-      "echo \"collbench: exit code $rc\"; exit $rc",
-      job.nodes * job.gpus_per_node, job.gpus_per_node, forwarded, shell_quote(job.collbench), shell_words(job.args),
-      kResults, kResults);
+      "echo \"collbench: exit code $rc\"; {}exit $rc",
+      inspector_prologue(job), mpirun, shell_quote(job.collbench), shell_words(job.args), kResults, kResults,
+      inspector_end);
 }
 
 }  // namespace
@@ -51,7 +82,8 @@ json render_mpijob(const K8sJob& job) {
                           {"image", job.image},
                           {"imagePullPolicy", "IfNotPresent"},
                           {"command", json::array({"/bin/bash", "-c", launcher_script(job)})}};
-  if (!job.env.empty()) launcher_container["env"] = env_list(job.env);
+  const json env = env_list(job);
+  if (!env.empty()) launcher_container["env"] = env;
 
   json limits{{"nvidia.com/gpu", std::to_string(job.gpus_per_node)}};
   if (job.efa_per_node > 0) {
@@ -69,13 +101,19 @@ json render_mpijob(const K8sJob& job) {
       {"securityContext", {{"capabilities", {{"add", json::array({"IPC_LOCK"})}}}}},
       {"resources", {{"limits", limits}, {"requests", limits}}},
       {"volumeMounts", json::array({{{"name", "dshm"}, {"mountPath", "/dev/shm"}}})}};
-  if (!job.env.empty()) worker_container["env"] = env_list(job.env);
+  if (!job.inspector_claim.empty())
+    worker_container["volumeMounts"].push_back({{"name", "inspector"}, {"mountPath", job.inspector.dir}});
+  if (!env.empty()) worker_container["env"] = env;
   json worker_spec = json::object();
   if (!job.instance_type.empty())
     worker_spec["nodeSelector"] = {{"node.kubernetes.io/instance-type", job.instance_type}};
   worker_spec["containers"] = json::array({worker_container});
   // NCCL's shared-memory transport needs more /dev/shm than a container's default 64 MiB.
   worker_spec["volumes"] = json::array({{{"name", "dshm"}, {"emptyDir", {{"medium", "Memory"}}}}});
+  // The Inspector's logs must outlive the pods and be read in one place: a shared claim.
+  if (!job.inspector_claim.empty())
+    worker_spec["volumes"].push_back(
+        {{"name", "inspector"}, {"persistentVolumeClaim", {{"claimName", job.inspector_claim}}}});
 
   return {{"apiVersion", "kubeflow.org/v2beta1"},
           {"kind", "MPIJob"},

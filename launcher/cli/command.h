@@ -82,6 +82,12 @@ struct LaunchOptions {
   std::string collbench = "collbench";  // the binary as the nodes (or the image) find it
   std::string output;                   // -o FILE; empty: stdout
   std::vector<std::string> command;     // the collbench command after -- (prolog: extra preflight options)
+  bool own_command = false;             // --command: the words after -- are the user's own program
+  std::string inspector_dir;            // --inspector DIR: the NCCL Inspector on, its logs in DIR/<job>
+  std::string inspector_plugin;         // NCCL_PROFILER_PLUGIN as the ranks find it
+  long inspector_interval_us = 100000;  // launch::InspectorJob::kDefaultIntervalUs
+  bool inspector_analyze = false;       // slurm: run collbench analyze after the job step
+  std::string inspector_claim;          // k8s: a PersistentVolumeClaim mounted at DIR on the workers
   std::string mpirun = "mpirun";        // prolog: Open MPI's launcher on the node
   std::string budget = "2m";            // prolog: the node check's --budget
   bool drain = false;                   // prolog: run the drain line, not only print it

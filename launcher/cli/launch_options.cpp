@@ -9,6 +9,7 @@
 #include "schedulers/k8s_names.h"
 #include "schedulers/mpijob.h"
 #include "schedulers/prolog.h"
+#include "launcher/cli/launch_own_options.h"
 #include "launcher/cli/parse.h"
 
 namespace collbench {
@@ -16,7 +17,8 @@ namespace {
 
 constexpr const char* kCommandHelp =
     "After --: the collbench command to run, e.g. -- preflight --budget 10m (run, hunt, fabric or preflight; its "
-    "results document is written by the job, so leave out --json)";
+    "results document is written by the job, so leave out --json); with --command, your own program and its "
+    "arguments";
 
 void add_env_option(CLI::App& sub, LaunchOptions& o) {
   sub.add_option("--env", o.env,
@@ -69,12 +71,12 @@ std::string check_wrapped(const std::vector<std::string>& command) {
   try {
     inner = parse_options(command);
   } catch (const UsageError& e) {
-    throw UsageError(fmt::format("the command after --: {}", e.what()));
+    throw UsageError(fmt::format("the command after --: {} (your own program? add --command)", e.what()));
   }
   using Kind = Command::Kind;
   if (inner.kind != Kind::Run && inner.kind != Kind::Hunt && inner.kind != Kind::Fabric && inner.kind != Kind::Preflight)
     throw UsageError(fmt::format("the command after -- is '{}'; launch runs one that measures: run, hunt, fabric or "
-                                 "preflight, e.g. -- preflight --budget 10m",
+                                 "preflight, e.g. -- preflight --budget 10m (your own program? add --command)",
                                  command.empty() ? "" : command.front()));
   return command.front();
 }
@@ -84,16 +86,19 @@ std::string check_wrapped(const std::vector<std::string>& command) {
 CLI::App* add_launch_subcommand(CLI::App& app, Command& cmd) {
   LaunchOptions& o = cmd.launch;
   CLI::App* launch = app.add_subcommand("launch", "Write the file that runs a collbench command on a scheduler: an "
-                                                  "sbatch script for Slurm, or a Kubeflow MPIJob for Kubernetes");
+                                                  "sbatch script for Slurm, or a Kubeflow MPIJob for Kubernetes; or "
+                                                  "your own program (--command), with NCCL's Inspector on "
+                                                  "(--inspector DIR) for collbench analyze");
   launch->require_subcommand(1);
   launch->footer("Exit codes: 0 written; 2 bad usage or input (nothing written). See 'collbench launch slurm --help' "
-                 "and 'collbench launch k8s --help'.");
+                 "and 'collbench launch k8s --help' (--command, --inspector and its options are there).");
 
   CLI::App* slurm = launch->add_subcommand(
       "slurm", "An sbatch script: one rank per GPU, srun with PMIx where Slurm has it (else mpirun in the "
                "allocation), the instance type's EFA environment with the source of each variable, a line per node "
                "with its host name and instance id, and collbench's exit code as the job's");
   add_common(*slurm, cmd);
+  add_own_job_options(*slurm, o, true);
   slurm->add_option("--tasks-per-node", o.tasks_per_node, "Ranks per node (default: the instance profile's GPUs)");
   slurm->add_option("--partition", o.partition, "Slurm partition (default: the cluster's default)");
   slurm->add_option("--time", o.time_limit, "Slurm time limit, e.g. 30:00 (default: the partition's)");
@@ -106,20 +111,26 @@ CLI::App* add_launch_subcommand(CLI::App& app, Command& cmd) {
                     "Folder, on a filesystem every node shares, for the job log and results (default: the current one)");
   slurm->footer("Exit codes: 0 written; 2 bad usage or input (nothing written).\nExample:\n  collbench launch slurm "
                 "--nodes 16 --instance-type p5.48xlarge -o preflight.sbatch -- preflight --budget 10m\n"
-                "  sbatch preflight.sbatch");
+                "  sbatch preflight.sbatch\nYour own job with the NCCL Inspector (docs/launch.md):\n  collbench launch slurm "
+                "--nodes 16 --instance-type p5.48xlarge --inspector /fsx/inspector --inspector-plugin "
+                "/opt/nccl/lib/libnccl-profiler-inspector.so -o train.sbatch --command -- python train.py");
 
   CLI::App* k8s = launch->add_subcommand(
       "k8s", "A Kubeflow MPIJob (kubeflow.org/v2beta1): one worker per node with its GPUs, EFA devices, hugepages, "
              "/dev/shm in memory and IPC_LOCK, placed by node.kubernetes.io/instance-type; the launcher runs mpirun "
              "and prints the results document to its log");
   add_common(*k8s, cmd);
+  add_own_job_options(*k8s, o, false);
   k8s->add_option("--image", o.image, "Container image with collbench, Open MPI, NCCL and the EFA libraries")->required();
   k8s->add_option("--namespace", o.kube_namespace, "Kubernetes namespace (default: the current context's)");
   k8s->add_option("--name", o.job_name, "MPIJob name (default: collbench-<command>)");
   k8s->add_option("--gpus-per-node", o.tasks_per_node, "GPUs (ranks) per worker (default: the instance profile's)");
   k8s->footer("Exit codes: 0 written; 2 bad usage or input (nothing written).\nExample:\n  collbench launch k8s "
               "--nodes 4 --instance-type p5.48xlarge --image REGISTRY/collbench:TAG -o preflight.yaml -- preflight\n"
-              "  kubectl apply -f preflight.yaml");
+              "  kubectl apply -f preflight.yaml\nYour own job with the NCCL Inspector, its logs on a shared claim:\n"
+              "  collbench launch k8s --nodes 4 --instance-type p5.48xlarge --image REGISTRY/train:TAG --inspector "
+              "/inspector --inspector-plugin inspector --inspector-volume-claim fsx-claim -o train.yaml --command -- "
+              "python train.py");
   CLI::App* prolog = launch->add_subcommand(
       "prolog", "A Slurm Prolog / HealthCheckProgram script: the environment audit and this node's own sweep "
                 "(preflight on the node alone); on a [FAIL] it prints the scontrol drain line, and runs it only "
@@ -155,8 +166,12 @@ void finish_launch_options(Command& cmd, const CLI::App& launch) {
     return;
   }
   if (o.nodes < 1) throw UsageError(fmt::format("--nodes {}: give at least 1", o.nodes));
-  const std::string sub = check_wrapped(o.command);
-  if (o.job_name.empty()) o.job_name = "collbench-" + sub;
+  const CLI::App& sub_app = *launch.get_subcommand(o.target);
+  finish_own_job_options(o, sub_app, slurm, !o.container.empty());
+  if (!o.own_command) {
+    const std::string sub = check_wrapped(o.command);
+    if (o.job_name.empty()) o.job_name = "collbench-" + sub;
+  }
   if (o.tasks_per_node < 0 || (o.tasks_per_node == 0 && cmd.verdict.instance_type.empty()))
     throw UsageError(fmt::format("give --instance-type (its profile says how many GPUs a node has) or {}",
                                  slurm ? "--tasks-per-node" : "--gpus-per-node"));

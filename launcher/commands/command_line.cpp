@@ -24,7 +24,7 @@ void check_inputs(Command& cmd) {
     check_verdict_inputs(cmd.verdict);
   if (k == Kind::Run || k == Kind::Preflight || k == Kind::Analyze) known_issues_for(cmd.verdict);  // unusable: exit 2
   if (k == Kind::Run && !cmd.baseline.empty()) load_results_document(cmd.baseline);
-  if (k != Kind::Launch || cmd.launch.target == "prolog") return;
+  if (k != Kind::Launch || cmd.launch.target == "prolog" || cmd.launch.own_command) return;
   Command inner = parse_options(cmd.launch.command);  // parsed once already, by finish_launch_options
   try {
     check_inputs(inner);

@@ -30,6 +30,28 @@ std::optional<report::HardwareProfile> profile_of(const VerdictOptions& v) {
   return t->hardware;
 }
 
+static_assert(LaunchOptions{}.inspector_interval_us == launch::InspectorJob::kDefaultIntervalUs);
+
+launch::InspectorJob inspector_of(const LaunchOptions& o) {
+  launch::InspectorJob inspector;
+  inspector.dir = o.inspector_dir;
+  inspector.plugin = o.inspector_plugin;
+  inspector.interval_us = o.inspector_interval_us;
+  inspector.analyze = o.inspector_analyze;
+  return inspector;
+}
+
+// What the MPIJob cannot say in its own fields: the Inspector's folder must be a shared volume.
+std::string k8s_notes(const launch::K8sJob& job) {
+  if (!job.inspector.enabled()) return "";
+  if (!job.inspector_claim.empty())
+    return fmt::format("# NCCL Inspector logs: {}/{}-<start time>/ on the claim {}, for collbench analyze.\n",
+                       job.inspector.dir, job.name, job.inspector_claim);
+  return fmt::format("# NCCL Inspector logs: {}/{}-<start time>/. Every worker must mount a volume they share at {}\n"
+                     "# (add it below, or write this file with --inspector-volume-claim), for collbench analyze.\n",
+                     job.inspector.dir, job.name, job.inspector.dir);
+}
+
 std::string written_by(const LaunchOptions& o) {
   return fmt::format("collbench {} on {}: collbench {}", COLLBENCH_VERSION, now_utc(), launch::shell_words(o.argv));
 }
@@ -73,6 +95,8 @@ int launch_command(const Command& cmd) {
     job.output_dir = o.output_dir;
     job.collbench = o.collbench;
     job.args = o.command;
+    job.own_command = o.own_command;
+    job.inspector = inspector_of(o);
     for (auto& e : launch::open_mpi_environment()) env.push_back(std::move(e));
     job.env = env;
     job.written_by = written_by(o);
@@ -89,10 +113,13 @@ int launch_command(const Command& cmd) {
     job.image = o.image;
     job.collbench = o.collbench;
     job.args = o.command;
+    job.own_command = o.own_command;
+    job.inspector = inspector_of(o);
+    job.inspector_claim = o.inspector_claim;
     for (auto& e : launch::open_mpi_environment()) env.push_back(std::move(e));
     job.env = env;
     job.written_by = written_by(o);
-    text = fmt::format("# {}\n", job.written_by) + launch::to_yaml(launch::render_mpijob(job));
+    text = fmt::format("# {}\n", job.written_by) + k8s_notes(job) + launch::to_yaml(launch::render_mpijob(job));
   }
   if (o.output.empty()) {
     std::fputs(text.c_str(), stdout);

@@ -1,6 +1,7 @@
 // End to end: `collbench launch` writes files bash and the validators accept, and refuses bad input
 // with exit 2 before writing anything.
 #include "collbench_process.h"
+#include "inspector/simulated_job.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -51,6 +52,19 @@ TEST_F(Launch, K8sDocumentGoesToStandardOutputWithoutAFile) {
   EXPECT_NE(r.out.find("vpc.amazonaws.com/efa: \"4\"\n"), std::string::npos) << r.out;
 }
 
+// Without a claim the MPIJob cannot mount the Inspector's folder itself: its header says so.
+TEST_F(Launch, K8sInspectorWithoutAClaimSaysTheFolderMustBeAVolume) {
+  const Result r = collbench("launch k8s --nodes 2 --gpus-per-node 8 --image reg/train:1 --inspector /inspector "
+                             "--inspector-plugin inspector --command -- python train.py");
+  ASSERT_EQ(r.code, 0) << describe(r);
+  EXPECT_NE(r.out.find("# NCCL Inspector logs: /inspector/collbench-python-<start time>/. Every worker must mount a "
+                       "volume they share at /inspector\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("persistentVolumeClaim"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("- name: \"NCCL_INSPECTOR_ENABLE\"\n"), std::string::npos) << r.out;
+}
+
 TEST_F(Launch, BadInputIsRefusedByNameAndNothingIsWritten) {
   const fs::path out = dir_ / "never";
   struct Case {
@@ -77,6 +91,37 @@ TEST_F(Launch, BadInputIsRefusedByNameAndNothingIsWritten) {
       {"prolog --tasks-per-node 2 -- --nosuch", "the command after --: "},
       {"prolog --tasks-per-node 2 --budget soon", "the command after --: "},
       {"prolog --tasks-per-node 2 --log-dir logs", "--log-dir 'logs'"},
+      {"slurm --nodes 2 --tasks-per-node 2 -- python train.py", "add --command"},
+      {"slurm --nodes 2 --tasks-per-node 2 --command -- run --ops all_reduce", "'run' is a collbench command"},
+      {"slurm --nodes 2 --tasks-per-node 2 --command -- /opt/collbench run", "drop --command and the word 'collbench'"},
+      {"slurm --nodes 2 --tasks-per-node 2 --collbench /opt/cb --command -- python t.py", "--collbench names"},
+      {"slurm --nodes 2 --tasks-per-node 2 --inspector inspector --inspector-plugin /p.so -- run", "--inspector "
+                                                                                                 "'inspector': give an absolute"},
+      {"slurm --nodes 2 --tasks-per-node 2 --inspector '' --inspector-plugin /p.so -- run", "--inspector '': give"},
+      {"slurm --nodes 2 --tasks-per-node 2 --inspector /fsx/i --command -- python t.py", "--inspector needs "
+                                                                                         "--inspector-plugin"},
+      {"slurm --nodes 2 --tasks-per-node 2 --inspector /fsx/i --inspector-plugin lib/p.so -- run",
+       "--inspector-plugin 'lib/p.so'"},
+      {"slurm --nodes 2 --tasks-per-node 2 --inspector-plugin /p.so --command -- python t.py",
+       "--inspector-plugin needs --inspector DIR"},
+      {"slurm --nodes 2 --tasks-per-node 2 --inspector-analyze -- run", "--inspector-analyze needs --inspector DIR"},
+      {"slurm --nodes 2 --tasks-per-node 2 --inspector /fsx/i --inspector-plugin /p.so --inspector-interval-us -1 -- run",
+       "--inspector-interval-us -1"},
+      {"slurm --nodes 2 --tasks-per-node 2 --inspector /fsx/i --inspector-plugin /p.so --env NCCL_INSPECTOR_PROM_DUMP=1 "
+       "-- run",
+       "--env 'NCCL_INSPECTOR_PROM_DUMP=1' with --inspector"},
+      {"slurm --nodes 2 --tasks-per-node 2 --inspector /fsx/i --inspector-plugin /p.so --env "
+       "NCCL_INSPECTOR_DUMP_DIR=/x -- run",
+       "--env 'NCCL_INSPECTOR_DUMP_DIR=/x' with --inspector"},
+      {"slurm --nodes 2 --tasks-per-node 2 --container img --inspector /fsx/a,b --inspector-plugin /p.so -- run",
+       "--container mounts it with Pyxis"},
+      {"k8s --nodes 2 --gpus-per-node 8 --image i --inspector-volume-claim c --command -- python t.py",
+       "--inspector-volume-claim needs --inspector DIR"},
+      {"k8s --nodes 2 --gpus-per-node 8 --image i --inspector /a:b --inspector-plugin inspector --command -- python",
+       "a Kubernetes mountPath"},
+      {"k8s --nodes 2 --gpus-per-node 8 --image i --inspector /i --inspector-plugin inspector --inspector-volume-claim "
+       "Fsx_Claim --command -- python",
+       "--inspector-volume-claim 'Fsx_Claim'"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.args);
@@ -86,6 +131,72 @@ TEST_F(Launch, BadInputIsRefusedByNameAndNothingIsWritten) {
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out));
   }
+}
+
+// The user's own program under the written script, with a stand-in srun (it drops its options and
+// runs the program once) or this machine's mpirun: the program leaves its environment and
+// arguments beside itself, writes into the Inspector's folder as the plugin would, and exits 7.
+class OwnJob : public Launch {
+ protected:
+  Result write_and_run(const std::string& write_flags, const std::string& launcher) {
+    const fs::path bin = dir_ / "bin";
+    fs::create_directories(bin);
+    std::ofstream(bin / "srun") << "#!/bin/sh\nwhile [ $# -gt 0 ]; do case \"$1\" in -*) shift ;; *) break ;; esac; "
+                                   "done\nexec \"$@\"\n";
+    fs::permissions(bin / "srun", fs::perms::owner_all);
+    fs::create_symlink(COLLBENCH_MPIEXEC, bin / "mpirun");
+    const fs::path train = dir_ / "train.sh";
+    std::ofstream(train) << "#!/bin/sh\nenv >\"$(dirname \"$0\")/env.txt\"\nprintf '%s\\n' \"$@\" >\"$(dirname "
+                            "\"$0\")/args.txt\"\nif [ -d \"$(dirname \"$0\")/sim\" ]; then cp \"$(dirname \"$0\")\"/sim/* "
+                            "\"$NCCL_INSPECTOR_DUMP_DIR\"/; else echo '{}' >\"$NCCL_INSPECTOR_DUMP_DIR/$(hostname)-"
+                            "pid$$.log\"; fi\nexit 7\n";
+    fs::permissions(train, fs::perms::owner_all);
+    const fs::path script = dir_ / "train.sbatch";
+    const Result w = collbench("launch slurm --nodes 1 --tasks-per-node 1 --output-dir " + dir_.string() +
+                               " --inspector " + (dir_ / "inspector").string() +
+                               " --inspector-plugin /opt/nccl/libnccl-profiler-inspector.so" + write_flags + " -o " +
+                               script.string() + " --command -- " + train.string() +
+                               " \"it's \\$HOME; a word\" --lr 0.1");
+    EXPECT_EQ(w.code, 0) << describe(w);
+    EXPECT_EQ(shell("bash -n " + script.string()).code, 0) << slurp(script);
+    return shell("env PATH=" + bin.string() + ":$PATH SLURM_JOB_ID=4242 SLURM_NTASKS=1 SLURM_JOB_NUM_NODES=1 "
+                 "COLLBENCH_LAUNCHER=" + launcher + " " + script.string());
+  }
+  void expect_ran_with_the_inspector() {
+    const std::string env = "\n" + slurp(dir_ / "env.txt");
+    for (const std::string& line : std::vector<std::string>{
+             "NCCL_PROFILER_PLUGIN=/opt/nccl/libnccl-profiler-inspector.so", "NCCL_INSPECTOR_ENABLE=1",
+          "NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=100000",
+          "NCCL_INSPECTOR_DUMP_DIR=" + (dir_ / "inspector" / "4242").string()})
+      EXPECT_NE(env.find("\n" + line + "\n"), std::string::npos) << line << env;
+    EXPECT_EQ(slurp(dir_ / "args.txt"), "it's $HOME; a word\n--lr\n0.1\n");
+  }
+};
+
+TEST_F(OwnJob, UnderSrunTheProgramRunsWithTheInspectorAndItsExitCodeIsTheJobs) {
+  const Result r = write_and_run("", "srun");
+  EXPECT_EQ(r.code, 7) << describe(r);
+  expect_ran_with_the_inspector();
+  const std::string folder = (dir_ / "inspector" / "4242").string();
+  EXPECT_NE(r.out.find("collbench: NCCL Inspector logs in " + folder + "; judge them with: collbench analyze " +
+                       folder + "\n"),
+            std::string::npos)
+      << describe(r);
+}
+
+// mpirun forwards the variables (-x); analyze judges the logs after the step, and the job's exit
+// code stays the program's.
+TEST_F(OwnJob, UnderMpirunWithAnalyzeTheLogsAreJudgedAndTheExitCodeStaysTheStepS) {
+  collbench::inspector_sim::JobSpec spec;  // a healthy job of 8 ranks on 2 hosts
+  collbench::inspector_sim::write_job(spec, (dir_ / "sim").string());
+  const Result r = write_and_run(std::string(" --inspector-analyze --collbench ") + COLLBENCH_BIN, "mpirun");
+  EXPECT_EQ(r.code, 7) << describe(r);
+  expect_ran_with_the_inspector();
+  EXPECT_NE(r.out.find("with mpirun"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("[PASS] INSPECTOR_HEALTHY"), std::string::npos) << describe(r);
+  EXPECT_NE(r.out.find("collbench: analyze exit code 0; the job's exit code stays the step's (7)"), std::string::npos)
+      << describe(r);
+  EXPECT_TRUE(fs::exists(dir_ / "collbench-analyze-4242.json"));
 }
 
 namespace {

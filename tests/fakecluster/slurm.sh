@@ -7,7 +7,10 @@
 #   2. the same with COLLBENCH_LAUNCHER=mpirun: Open MPI's mpirun inside the allocation;
 #   3. bad input at run time (a --baseline file broken after the sbatch file was written):
 #      collbench exits 2, and so must the job (sbatch --wait and scontrol's ExitCode);
-#   4. `collbench launch prolog` as the cluster's Prolog (PrologFlags=Alloc), node3's loopback
+#   4. the user's own program (--command) with --inspector: every rank runs it with the Inspector's
+#      variables (NCCL_INSPECTOR_DUMP_DIR = DIR/<job id>, made by the script), the job's exit code is
+#      the program's, and with no plugin loaded (none here) the log says the folder stayed empty;
+#   5. `collbench launch prolog` as the cluster's Prolog (PrologFlags=Alloc), node3's loopback
 #      slowed (its ranks talk over TCP on lo): a one-node job on each node in turn runs it there; node3's log has the [FAIL] and
 #      the drain line, the others passed, and node3 is not drained (the script only prints it).
 # The sbatch files are `collbench launch slurm`'s. Jobs are submitted from a clean environment
@@ -131,16 +134,16 @@ say "up took $((SECONDS - t0)) s"
 eval "$("$FS" env)"
 sinfo -N
 
-say "1/4: run on 4 nodes, default launcher"
+say "1/5: run on 4 nodes, default launcher"
 run_case auto
-say "2/4: run on 4 nodes, COLLBENCH_LAUNCHER=mpirun"
+say "2/5: run on 4 nodes, COLLBENCH_LAUNCHER=mpirun"
 run_case mpirun COLLBENCH_LAUNCHER=mpirun
 grep -q '^collbench: launching .* with mpirun' "$JOB_LOG" || fail "[mpirun] the job did not launch with mpirun"
 
 # `collbench launch slurm` checks the wrapped command when it writes the file (--ops nosuch is
 # refused there), so the bad input must go bad later: a baseline that is a valid result when the
 # file is written (case 1's) and garbage when the job runs.
-say "3/4: bad input at run time (--baseline FILE no longer a result): collbench exits 2, the job must too"
+say "3/5: bad input at run time (--baseline FILE no longer a result): collbench exits 2, the job must too"
 mkdir -p "$TMP/bad"
 cp "$TMP/auto/collbench-"*.json "$TMP/bad/baseline.json" || fail "[bad] no JSON from case 1 to use as a baseline"
 write_sbatch "$TMP/bad/job.sbatch" "$TMP/bad" run --backend mpi --ops all_reduce -b 1K -e 64K -n 5 --no-progress \
@@ -152,7 +155,30 @@ if [ "$JOB_RC" -ne 2 ] || [ "$JOB_EXIT" != "2:0" ]; then
 fi
 grep -q 'baseline.json' "$JOB_LOG" || { tail -20 "$JOB_LOG"; fail "[bad] the job failed, but not on the baseline"; }
 
-say "4/4: collbench launch prolog as Slurm's Prolog; node3's loopback at 100 Mbit/s"
+say "4/5: your own program with --command and --inspector: each rank sees the Inspector's variables"
+mkdir -p "$TMP/own"
+# Each rank leaves its environment in the output folder and exits 5; the words reach sh as written.
+"$CB" launch slurm --nodes 4 --tasks-per-node 1 --output-dir "$TMP/own" --inspector "$TMP/own/inspector" \
+  --inspector-plugin /opt/nccl/libnccl-profiler-inspector.so -o "$TMP/own/job.sbatch" --command -- \
+  /bin/sh -c 'env >"$1/env-$SLURM_PROCID.txt"; exit 5' sh "$TMP/own" || fail "[own] collbench launch slurm --command failed"
+submit own "$TMP/own/job.sbatch"
+if [ "$JOB_RC" -ne 5 ] || [ "$JOB_EXIT" != "5:0" ]; then
+  tail -20 "$JOB_LOG"; fail "[own] expected the program's exit 5 as the job's (scontrol 5:0), got $JOB_RC ($JOB_EXIT)"
+fi
+[ -d "$TMP/own/inspector/$JOB" ] || fail "[own] the script did not make $TMP/own/inspector/$JOB"
+for ((i = 0; i < 4; i++)); do
+  f="$TMP/own/env-$i.txt"
+  [ -s "$f" ] || { tail -20 "$JOB_LOG"; fail "[own] rank $i left no environment ($f)"; }
+  for want in "NCCL_INSPECTOR_DUMP_DIR=$TMP/own/inspector/$JOB" NCCL_INSPECTOR_ENABLE=1 \
+    NCCL_PROFILER_PLUGIN=/opt/nccl/libnccl-profiler-inspector.so; do
+    grep -qx "$want" "$f" || fail "[own] rank $i's environment lacks $want"
+  done
+done
+grep -q "^collbench: no NCCL Inspector log in $TMP/own/inspector/$JOB" "$JOB_LOG" ||
+  { tail -20 "$JOB_LOG"; fail "[own] the log does not say the Inspector folder stayed empty"; }
+say "  [own] 4 ranks ran with NCCL_INSPECTOR_DUMP_DIR=$TMP/own/inspector/$JOB; job exit $JOB_RC"
+
+say "5/5: collbench launch prolog as Slurm's Prolog; node3's loopback at 100 Mbit/s"
 mkdir -p "$TMP/prolog/logs"
 # A made-up instance type whose node-scope row sits between a healthy loopback (GB/s) and the
 # slowed one (about 0.01 GB/s): all_reduce at 1 MiB must reach 0.05 GB/s.

@@ -3,7 +3,8 @@
 
 For every instance profile in thresholds/: the file parses as YAML, validates against the CRD's
 v2beta1 openAPIV3Schema (JSON Schema apart from x-kubernetes-* keys), and holds what the profile
-says: GPUs and EFA devices per worker, the instance-type nodeSelector, /dev/shm, IPC_LOCK. The API
+says: GPUs and EFA devices per worker, the instance-type nodeSelector, /dev/shm, IPC_LOCK; and a
+user's own job with the NCCL Inspector, its claim mounted in every worker. The API
 server drops fields its schema does not know, silently; here an unknown field is an error, so a
 misspelt field cannot pass. A broken document must fail, or the check proves nothing.
 
@@ -50,6 +51,27 @@ def generate(collbench, instance_type, profile, workdir):
                     "--", "preflight", "--budget", "10m"], check=True, capture_output=True, text=True)
     with open(out) as f:
         return yaml.safe_load(f)
+
+
+def generate_own(collbench, workdir):
+    """A user's own program with the NCCL Inspector, its logs on a claim mounted in every worker."""
+    out = os.path.join(workdir, "own.yaml")
+    subprocess.run([collbench, "launch", "k8s", "--nodes", "2", "--instance-type", "p5.48xlarge",
+                    "--image", "registry.example/train:1.0", "--inspector", "/inspector", "--inspector-plugin",
+                    "inspector", "--inspector-volume-claim", "fsx-claim", "-o", out, "--command", "--",
+                    "python", "train.py"], check=True, capture_output=True, text=True)
+    with open(out) as f:
+        return yaml.safe_load(f)
+
+
+def check_own(doc):
+    spec = doc["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]
+    problems = []
+    if {"name": "inspector", "persistentVolumeClaim": {"claimName": "fsx-claim"}} not in spec["volumes"]:
+        problems.append("no volume for the claim fsx-claim")
+    if {"name": "inspector", "mountPath": "/inspector"} not in spec["containers"][0]["volumeMounts"]:
+        problems.append("the claim is not mounted at /inspector")
+    return problems
 
 
 def check_profile(doc, profile):
@@ -101,6 +123,13 @@ def main():
             print(f"validate_mpijob: {status}: {profile['instance_type']}: {len(problems)} problem(s)")
             for p in problems:
                 print(f"    {p}")
+        own = generate_own(collbench, work)
+        problems = errors(validator, own) + check_own(own)
+        failed += bool(problems)
+        print(f"validate_mpijob: {'PASS' if not problems else 'FAIL'}: --command with --inspector: "
+              f"{len(problems)} problem(s)")
+        for p in problems:
+            print(f"    {p}")
         # The check can fail: a misspelt field, and a count of the wrong type.
         broken = copy.deepcopy(doc)
         broken["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["volumeMount"] = []

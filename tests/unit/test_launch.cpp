@@ -2,6 +2,8 @@
 // MPIJob document, line by line where a line is the contract.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "schedulers/job_env.h"
 #include "schedulers/k8s_names.h"
 #include "schedulers/mpijob.h"
@@ -121,6 +123,138 @@ TEST(Sbatch, AContainerRunsUnderPyxisWithTheResultsFolderMounted) {
                    "collbench run --ops 'all_reduce all_to_all' --json \"$result\""),
             std::string::npos)
       << s;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The user's own program with the NCCL Inspector: the Slurm example of the plugin's README.
+SlurmJob own_job() {
+  SlurmJob j = job();
+  j.job_name = "collbench-python";
+  j.own_command = true;
+  j.args = {"python", "train.py", "--run-name", "it's $HOME; rm -rf /"};
+  j.inspector.dir = "/fsx/inspector logs";
+  j.inspector.plugin = "/opt/nccl/lib/libnccl-profiler-inspector.so";
+  return j;
+}
+
+TEST(SbatchInspector, EachVariableOnceTheJobsOwnFolderAndTheCommandAsWritten) {
+  const std::string s = render_sbatch(own_job());
+  for (const char* line : {"export NCCL_PROFILER_PLUGIN=/opt/nccl/lib/libnccl-profiler-inspector.so",
+                           "export NCCL_INSPECTOR_ENABLE=1",
+                           "export NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=100000",
+                           "inspector_dir='/fsx/inspector logs'/\"$SLURM_JOB_ID\"",
+                           "export NCCL_INSPECTOR_DUMP_DIR=\"$inspector_dir\""})
+    EXPECT_TRUE(has_line(s, line)) << line << "\n" << s;
+  for (const char* name : {"NCCL_PROFILER_PLUGIN=", "NCCL_INSPECTOR_ENABLE=", "NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_"
+                           "MICROSECONDS=", "NCCL_INSPECTOR_DUMP_DIR="})
+    EXPECT_EQ(count(s, name), 1u) << name << "\n" << s;
+  // The folder is made before the ranks start, and the job stops if it cannot be.
+  const std::size_t mkdir = s.find("\nmkdir -p \"$inspector_dir\" || {");
+  ASSERT_NE(mkdir, std::string::npos) << s;
+  EXPECT_LT(mkdir, s.find("\ncase \"$launcher\" in"));
+  // The program runs as written, each word one shell word, with no results option of collbench's.
+  const std::string command = "python train.py --run-name 'it'\\''s $HOME; rm -rf /'";
+  EXPECT_TRUE(has_line(s, "  srun) srun --mpi=pmix --cpu-bind=none " + command + " ;;")) << s;
+  EXPECT_NE(s.find(" -x NCCL_INSPECTOR_ENABLE -x NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS -x "
+                   "NCCL_INSPECTOR_DUMP_DIR " + command + " ;;"),
+            std::string::npos)
+      << "mpirun forwards the Inspector's variables\n" << s;
+  EXPECT_EQ(s.find("--json"), std::string::npos) << s;
+  EXPECT_EQ(s.find("result="), std::string::npos) << s;
+  EXPECT_TRUE(has_line(s, "  printf 'collbench: NCCL Inspector logs in %s; judge them with: %s analyze %s\\n' "
+                          "\"$inspector_dir\" collbench \"$inspector_dir\""))
+      << s;
+  EXPECT_EQ(s.substr(s.size() - 11), "exit \"$rc\"\n");
+  // Every export still says where it comes from.
+  for (std::size_t at = s.find("\nexport "); at != std::string::npos; at = s.find("\nexport ", at + 1)) {
+    const std::size_t prev = s.rfind('\n', at - 1);
+    EXPECT_EQ(s.compare(prev + 1, 12, "#   source: "), 0) << s.substr(prev, at - prev);
+  }
+}
+
+TEST(SbatchInspector, AnalyzeRunsAfterTheStepAndTheContainerMountsTheFolder) {
+  SlurmJob j = own_job();
+  j.inspector.analyze = true;
+  j.inspector.interval_us = 5000000;
+  j.collbench = "/opt/collbench/bin/collbench";
+  j.container = "registry.example/train:1";
+  const std::string s = render_sbatch(j);
+  EXPECT_TRUE(has_line(s, "export NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS=5000000")) << s;
+  EXPECT_TRUE(has_line(s, "  /opt/collbench/bin/collbench analyze \"$inspector_dir\" --json "
+                          "\"$out_dir/collbench-analyze-$SLURM_JOB_ID.json\""))
+      << s;
+  // The job's exit code is the step's, not analyze's.
+  EXPECT_LT(s.find("\nrc=$?\n"), s.find(" analyze \"$inspector_dir\""));
+  EXPECT_EQ(count(s, "rc=$?"), 1u) << s;
+  EXPECT_NE(s.find("--container-mounts='/fsx/results:/fsx/results,/fsx/inspector logs:/fsx/inspector logs' "), std::string::npos)
+      << s;
+}
+
+// Without --inspector, nothing of the Inspector's: not for collbench, not for the user's program.
+TEST(SbatchInspector, NoInspectorNoInspectorVariable) {
+  SlurmJob own = own_job();
+  own.inspector = {};
+  for (const SlurmJob& j : {job(), own}) {
+    const std::string s = render_sbatch(j);
+    EXPECT_EQ(s.find("NCCL_INSPECTOR"), std::string::npos) << s;
+    EXPECT_EQ(s.find("NCCL_PROFILER_PLUGIN"), std::string::npos) << s;
+    EXPECT_EQ(s.find("inspector_dir"), std::string::npos) << s;
+  }
+  EXPECT_TRUE(has_line(render_sbatch(own), "echo \"collbench: exit code $rc\"")) << render_sbatch(own);
+}
+
+K8sJob own_k8s_job() {
+  K8sJob j;
+  j.name = "collbench-python";
+  j.nodes = 2;
+  j.gpus_per_node = 8;
+  j.image = "registry.example/train:1";
+  j.own_command = true;
+  j.args = {"python", "train.py", "--note", "a b"};
+  j.inspector.dir = "/inspector";
+  j.inspector.plugin = "inspector";
+  j.inspector_claim = "fsx-claim";
+  return j;
+}
+
+TEST(MpiJobInspector, TheVariablesOnEveryPodTheFolderPerRunAndTheClaimMounted) {
+  const auto d = render_mpijob(own_k8s_job());
+  const auto& launcher = d["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0];
+  const auto& worker_spec = d["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"];
+  for (const auto* container : {&launcher, &worker_spec["containers"][0]}) {
+    std::vector<std::string> names;
+    for (const auto& e : (*container)["env"]) names.push_back(e["name"]);
+    for (const char* name : {"NCCL_PROFILER_PLUGIN", "NCCL_INSPECTOR_ENABLE",
+                             "NCCL_INSPECTOR_DUMP_THREAD_INTERVAL_MICROSECONDS"})
+      EXPECT_EQ(std::count(names.begin(), names.end(), name), 1) << name;
+  }
+  const std::string script = launcher["command"][2];
+  EXPECT_EQ(script.rfind("export NCCL_INSPECTOR_DUMP_DIR=/inspector/collbench-python-$(date -u +%Y%m%d-%H%M%S); "
+                         "mpirun --allow-run-as-root -np 1 mkdir -p \"$NCCL_INSPECTOR_DUMP_DIR\" || {",
+                         0),
+            0u)
+      << script;
+  EXPECT_NE(script.find(" -x NCCL_INSPECTOR_DUMP_DIR python train.py --note 'a b'; rc=$?;"), std::string::npos)
+      << script;
+  EXPECT_EQ(script.find("--json"), std::string::npos) << script;
+  EXPECT_NE(script.find("collbench analyze $NCCL_INSPECTOR_DUMP_DIR"), std::string::npos) << script;
+  EXPECT_EQ(worker_spec["volumes"][1]["persistentVolumeClaim"]["claimName"], "fsx-claim");
+  EXPECT_EQ(worker_spec["containers"][0]["volumeMounts"][1]["mountPath"], "/inspector");
+}
+
+TEST(MpiJobInspector, NoInspectorNoInspectorVariable) {
+  K8sJob j = own_k8s_job();
+  j.inspector = {};
+  j.inspector_claim.clear();
+  const std::string text = to_yaml(render_mpijob(j));
+  EXPECT_EQ(text.find("NCCL_INSPECTOR"), std::string::npos) << text;
+  EXPECT_EQ(text.find("NCCL_PROFILER_PLUGIN"), std::string::npos) << text;
+  EXPECT_EQ(text.find("persistentVolumeClaim"), std::string::npos) << text;
 }
 
 TEST(Prolog, TheNodeAloneChecksAndTheDrainLineRunsOnlyWhenAsked) {
