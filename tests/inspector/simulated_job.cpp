@@ -5,15 +5,19 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <vector>
 
 namespace collbench::inspector_sim {
 
-std::string format_line(const Line& l) {
-  // Key order and number formats as the plugin's: integers plain, bandwidths "%lf".
-  return fmt::format(
+namespace {
+
+// Key order and number formats as the plugin's: integers plain, bandwidths "%lf".
+void append_line(fmt::memory_buffer& out, const Line& l) {
+  fmt::format_to(
+      std::back_inserter(out),
       "{{\"header\":{{\"id\":\"{}\",\"rank\":{},\"n_ranks\":{},\"nnodes\":{}}},\"metadata\":{{"
       "\"inspector_output_format_version\":\"{}\",\"git_rev\":\"\",\"rec_mechanism\":\"nccl_profiler_interface\","
       "\"dump_timestamp_us\":{},\"hostname\":\"{}\",\"pid\":{}}},\"coll_perf\":{{\"coll\":\"{}\",\"coll_sn\":{},"
@@ -21,6 +25,14 @@ std::string format_line(const Line& l) {
       "\"coll_algobw_gbs\":{:.6f},\"coll_busbw_gbs\":{:.6f}}}}}",
       l.comm_id, l.rank, l.n_ranks, l.nnodes, l.version, l.dump_ts_us, l.hostname, l.pid, l.coll, l.sn, l.bytes,
       l.exec_us, l.algbw_gbs, l.busbw_gbs);
+}
+
+}  // namespace
+
+std::string format_line(const Line& l) {
+  fmt::memory_buffer out;
+  append_line(out, l);
+  return fmt::to_string(out);
 }
 
 std::string host_name(int host) { return fmt::format("node-{:03d}", host); }
@@ -82,7 +94,10 @@ std::uint64_t write_job(const JobSpec& spec, const std::string& dir) {
         fmt::format("{}/{}-pid{}.log", dir, host_name(host_of(r)), 4000 + r % spec.gpus);
     files[static_cast<std::size_t>(r)] = std::fopen(paths[static_cast<std::size_t>(r)].c_str(), "w");
     if (!files[static_cast<std::size_t>(r)]) throw std::runtime_error("cannot write " + paths[static_cast<std::size_t>(r)]);
+    // Large buffers and one reused line buffer: a scale run writes tens of GB.
+    std::setvbuf(files[static_cast<std::size_t>(r)], nullptr, _IOFBF, 64u << 10);
   }
+  fmt::memory_buffer text;
   std::mt19937_64 rng(spec.seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::normal_distribution<double> noise(0.0, 1.0);
@@ -137,8 +152,10 @@ std::uint64_t write_job(const JobSpec& spec, const std::string& dir) {
         l.bytes = c.bytes;
         l.algbw_gbs = static_cast<double>(c.bytes) / (static_cast<double>(l.exec_us) * 1e3);
         l.busbw_gbs = l.algbw_gbs * f;
-        const std::string s = format_line(l) + "\n";
-        std::fwrite(s.data(), 1, s.size(), files[static_cast<std::size_t>(r)]);
+        text.clear();
+        append_line(text, l);
+        text.push_back('\n');
+        std::fwrite(text.data(), 1, text.size(), files[static_cast<std::size_t>(r)]);
         ++written;
       }
     }
