@@ -1,6 +1,9 @@
 #include "reports/inspector/inspector_record.h"
 
+#include <array>
+#include <bit>
 #include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -16,21 +19,48 @@ enum Seen : unsigned {
   kP2pPerf = 1u << 17,
 };
 
+// Byte classes, looked up rather than compared one by one: the parse is a walk over every byte.
+constexpr unsigned char kSpace = 1, kTokenEnd = 2;
+constexpr auto kClass = [] {
+  std::array<unsigned char, 256> t{};
+  for (unsigned char ch : {' ', '\t', '\r', '\n'}) t[ch] = kSpace | kTokenEnd;
+  for (unsigned char ch : {',', '}', ']'}) t[ch] = kTokenEnd;
+  return t;
+}();
+inline bool is(char ch, unsigned char cls) { return kClass[static_cast<unsigned char>(ch)] & cls; }
+
 struct Cursor {
   const char* p;
   const char* end;
   void skip_ws() {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) ++p;
+    while (p < end && is(*p, kSpace)) ++p;
   }
 };
+
+// The first '"' in [p, end), or end: eight bytes at a time, since a record's strings are a few bytes
+// long and a call to memchr for each costs more than the search.
+const char* find_quote(const char* p, const char* end) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHighs = 0x8080808080808080ull, kQuotes = kOnes * '"';
+  if constexpr (std::endian::native == std::endian::little)
+    for (; end - p >= 8; p += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p, 8);
+      w ^= kQuotes;  // a quote's byte is now zero
+      // The lowest flagged byte is the first zero (a borrow can flag only bytes above it).
+      const std::uint64_t zero = (w - kOnes) & ~w & kHighs;
+      if (zero) return p + std::countr_zero(zero) / 8;
+    }
+  while (p < end && *p != '"') ++p;
+  return p;
+}
 
 // A JSON string at c.p (after its opening quote); the view keeps escapes as written, which only
 // matters for comm names and host names with quotes in them.
 bool read_string(Cursor& c, std::string_view& out) {
   const char* start = c.p;
   for (;;) {
-    const char* q = static_cast<const char*>(std::memchr(c.p, '"', static_cast<std::size_t>(c.end - c.p)));
-    if (!q) return false;
+    const char* q = find_quote(c.p, c.end);
+    if (q == c.end) return false;
     std::size_t slashes = 0;  // an odd run of backslashes escapes the quote
     for (const char* b = q; b > start && b[-1] == '\\'; --b) ++slashes;
     c.p = q + 1;
@@ -43,9 +73,7 @@ bool read_string(Cursor& c, std::string_view& out) {
 // The scalar token at c.p: a number, true/false/null; stops before , } ] or whitespace.
 std::string_view read_token(Cursor& c) {
   const char* start = c.p;
-  while (c.p < c.end && *c.p != ',' && *c.p != '}' && *c.p != ']' && *c.p != ' ' && *c.p != '\t' && *c.p != '\r' &&
-         *c.p != '\n')
-    ++c.p;
+  while (c.p < c.end && !is(*c.p, kTokenEnd)) ++c.p;
   return {start, static_cast<std::size_t>(c.p - start)};
 }
 
@@ -60,8 +88,52 @@ bool to_int(std::string_view t, int& v) {
 }
 
 bool to_double(std::string_view t, double& v) {
+  // The plugin writes "%lf": digits, a point, six digits. With at most 15 digits in all they make an
+  // exact integer, and one division by an exact power of ten rounds it as from_chars would.
+  static constexpr double kTen[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  std::uint64_t m = 0;
+  int digits = 0, frac = -1;
+  for (const char ch : t) {
+    if (ch >= '0' && ch <= '9') {
+      m = m * 10 + static_cast<unsigned>(ch - '0');
+      ++digits;
+      if (frac >= 0) ++frac;
+    } else if (ch == '.' && frac < 0) {
+      frac = 0;
+    } else {
+      digits = 99;  // a sign, an exponent, anything else: the general path
+      break;
+    }
+  }
+  if (digits > 0 && digits <= 15 && frac != 0 && t.front() != '.') {
+    v = static_cast<double>(m) / kTen[frac < 0 ? 0 : frac];
+    return true;
+  }
   auto r = std::from_chars(t.data(), t.data() + t.size(), v);
   return r.ec == std::errc() && r.ptr == t.data() + t.size();
+}
+
+// The record's scalar fields, told apart by length first: one comparison a key, not a dozen.
+enum class Field {
+  Other, Id, Rank, NRanks, NNodes, Version, Ts, Host, Pid, Coll, Sn, Bytes, Exec, TimingSource, AlgBw, BusBw,
+};
+
+Field field_of(std::string_view k) {
+  switch (k.size()) {
+    case 2: return k == "id" ? Field::Id : Field::Other;
+    case 3: return k == "pid" ? Field::Pid : Field::Other;
+    case 4: return k == "rank" ? Field::Rank : k == "coll" ? Field::Coll : Field::Other;
+    case 6: return k == "nnodes" ? Field::NNodes : Field::Other;
+    case 7: return k == "n_ranks" ? Field::NRanks : k == "coll_sn" ? Field::Sn : Field::Other;
+    case 8: return k == "hostname" ? Field::Host : Field::Other;
+    case 14: return k == "coll_busbw_gbs" ? Field::BusBw : Field::Other;
+    case 15: return k == "coll_algobw_gbs" ? Field::AlgBw : Field::Other;
+    case 17: return k == "dump_timestamp_us" ? Field::Ts : k == "coll_exec_time_us" ? Field::Exec : Field::Other;
+    case 18: return k == "coll_timing_source" ? Field::TimingSource : Field::Other;
+    case 19: return k == "coll_msg_size_bytes" ? Field::Bytes : Field::Other;
+    case 31: return k == "inspector_output_format_version" ? Field::Version : Field::Other;
+    default: return Field::Other;
+  }
 }
 
 }  // namespace
@@ -118,95 +190,114 @@ LineKind parse_line(std::string_view line, Record& out, std::string_view& error)
     auto bad = [&](std::string_view what) {
       if (field_error.empty()) field_error = what;
     };
-    if (key == "id") {
-      if (!is_string) {
-        bad("header.id is not a string");
-        continue;
-      }
-      out.comm_id = sval, seen |= kId;
-    } else if (key == "rank") {
-      if (is_string || !to_int(tok, out.rank) || out.rank < 0) {
-        bad("header.rank is not a whole number >= 0");
-        continue;
-      }
-      seen |= kRank;
-    } else if (key == "n_ranks") {
-      if (is_string || !to_int(tok, out.n_ranks) || out.n_ranks <= 0 || out.n_ranks > kMaxRanks)
-        {
-        bad("header.n_ranks is not a whole number from 1 to 1048576");
-        continue;
-      }
-      seen |= kNRanks;
-    } else if (key == "nnodes") {
-      if (is_string || !to_int(tok, out.nnodes) || out.nnodes < 0) {
-        bad("header.nnodes is not a whole number");
-        continue;
-      }
-      seen |= kNNodes;
-    } else if (key == "inspector_output_format_version") {
-      if (!is_string) {
-        bad("metadata.inspector_output_format_version is not a string");
-        continue;
-      }
-      out.version = sval, seen |= kVersion;
-    } else if (key == "dump_timestamp_us") {
-      if (is_string || !to_u64(tok, out.dump_ts_us)) {
-        bad("metadata.dump_timestamp_us is not a whole number");
-        continue;
-      }
-      seen |= kTs;
-    } else if (key == "hostname") {
-      if (!is_string) {
-        bad("metadata.hostname is not a string");
-        continue;
-      }
-      out.hostname = sval, seen |= kHost;
-    } else if (key == "pid") {
-      if (is_string || !to_u64(tok, out.pid)) {
-        bad("metadata.pid is not a whole number");
-        continue;
-      }
-      seen |= kPid;
-    } else if (key == "coll") {
-      if (!is_string) {
-        bad("coll_perf.coll is not a string");
-        continue;
-      }
-      out.coll = sval, seen |= kColl;
-    } else if (key == "coll_sn") {
-      if (is_string || !to_u64(tok, out.sn)) {
-        bad("coll_perf.coll_sn is not a whole number");
-        continue;
-      }
-      seen |= kSn;
-    } else if (key == "coll_msg_size_bytes") {
-      if (is_string || !to_u64(tok, out.bytes)) {
-        bad("coll_perf.coll_msg_size_bytes is not a whole number");
-        continue;
-      }
-      seen |= kBytes;
-    } else if (key == "coll_exec_time_us") {
-      if (is_string || !to_u64(tok, out.exec_us)) {
-        bad("coll_perf.coll_exec_time_us is not a whole number");
-        continue;
-      }
-      seen |= kExec;
-    } else if (key == "coll_timing_source") {
-      out.timing_source = sval;
-    } else if (key == "coll_algobw_gbs" || key == "coll_busbw_gbs") {
-      double v = 0;
-      if (is_string) {
-        if (sval != "nan") {
-          bad("coll_perf bandwidth is a string other than \"nan\"");
+    const Field field = field_of(key);
+    switch (field) {
+      case Field::Other:
+        break;
+      case Field::Id:
+        if (!is_string) {
+          bad("header.id is not a string");
           continue;
         }
-        v = std::numeric_limits<double>::quiet_NaN();  // json.cc writes NaN so
-      } else if (!to_double(tok, v)) {
-        bad("coll_perf bandwidth is not a number");
-        continue;
+        out.comm_id = sval, seen |= kId;
+        break;
+      case Field::Rank:
+        if (is_string || !to_int(tok, out.rank) || out.rank < 0) {
+          bad("header.rank is not a whole number >= 0");
+          continue;
+        }
+        seen |= kRank;
+        break;
+      case Field::NRanks:
+        if (is_string || !to_int(tok, out.n_ranks) || out.n_ranks <= 0 || out.n_ranks > kMaxRanks) {
+          bad("header.n_ranks is not a whole number from 1 to 1048576");
+          continue;
+        }
+        seen |= kNRanks;
+        break;
+      case Field::NNodes:
+        if (is_string || !to_int(tok, out.nnodes) || out.nnodes < 0) {
+          bad("header.nnodes is not a whole number");
+          continue;
+        }
+        seen |= kNNodes;
+        break;
+      case Field::Version:
+        if (!is_string) {
+          bad("metadata.inspector_output_format_version is not a string");
+          continue;
+        }
+        out.version = sval, seen |= kVersion;
+        break;
+      case Field::Ts:
+        if (is_string || !to_u64(tok, out.dump_ts_us)) {
+          bad("metadata.dump_timestamp_us is not a whole number");
+          continue;
+        }
+        seen |= kTs;
+        break;
+      case Field::Host:
+        if (!is_string) {
+          bad("metadata.hostname is not a string");
+          continue;
+        }
+        out.hostname = sval, seen |= kHost;
+        break;
+      case Field::Pid:
+        if (is_string || !to_u64(tok, out.pid)) {
+          bad("metadata.pid is not a whole number");
+          continue;
+        }
+        seen |= kPid;
+        break;
+      case Field::Coll:
+        if (!is_string) {
+          bad("coll_perf.coll is not a string");
+          continue;
+        }
+        out.coll = sval, seen |= kColl;
+        break;
+      case Field::Sn:
+        if (is_string || !to_u64(tok, out.sn)) {
+          bad("coll_perf.coll_sn is not a whole number");
+          continue;
+        }
+        seen |= kSn;
+        break;
+      case Field::Bytes:
+        if (is_string || !to_u64(tok, out.bytes)) {
+          bad("coll_perf.coll_msg_size_bytes is not a whole number");
+          continue;
+        }
+        seen |= kBytes;
+        break;
+      case Field::Exec:
+        if (is_string || !to_u64(tok, out.exec_us)) {
+          bad("coll_perf.coll_exec_time_us is not a whole number");
+          continue;
+        }
+        seen |= kExec;
+        break;
+      case Field::TimingSource:
+        out.timing_source = sval;
+        break;
+      case Field::AlgBw:
+      case Field::BusBw: {
+        double v = 0;
+        if (is_string) {
+          if (sval != "nan") {
+            bad("coll_perf bandwidth is a string other than \"nan\"");
+            continue;
+          }
+          v = std::numeric_limits<double>::quiet_NaN();  // json.cc writes NaN so
+        } else if (!to_double(tok, v)) {
+          bad("coll_perf bandwidth is not a number");
+          continue;
+        }
+        if (field == Field::AlgBw) out.algbw_gbs = v, seen |= kAlg;
+        else out.busbw_gbs = v, seen |= kBus;
+        break;
       }
-      if (key == "coll_algobw_gbs") out.algbw_gbs = v, seen |= kAlg;
-      else out.busbw_gbs = v, seen |= kBus;
     }
   }
   if (!(seen & kHeader) || !(seen & kMeta) || !(seen & (kCollPerf | kP2pPerf))) return LineKind::NotInspector;

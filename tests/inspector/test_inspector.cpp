@@ -4,9 +4,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 
 #include "reports/core/json_input.h"
@@ -110,6 +115,52 @@ TEST(InspectorRecord, RefusesWhatIsNotARecord) {
   nan_bw.replace(nan_bw.find("418.439467"), 10, "\"nan\"");
   ASSERT_EQ(parse_line(nan_bw, r, err), LineKind::Record) << err;  // json.cc writes NaN so
   EXPECT_TRUE(r.algbw_gbs != r.algbw_gbs);
+}
+
+// Strings of every length up to a few words, with escaped quotes anywhere in them, end where JSON says.
+TEST(InspectorRecord, StringsEndAtTheirClosingQuote) {
+  const std::string base = nlohmann::json::parse(kReadmeExample).dump();
+  for (int len = 0; len <= 40; ++len)
+    for (int quote = -1; quote < len; ++quote) {
+      std::string host(static_cast<std::size_t>(len), 'h');
+      if (quote >= 0) host[static_cast<std::size_t>(quote)] = '"';
+      const std::string text = nlohmann::json(host).dump();  // the quote escaped
+      std::string line = base;
+      line.replace(line.find("\"example-hostname\""), 18, text);
+      Record r;
+      std::string_view err;
+      ASSERT_EQ(parse_line(line, r, err), LineKind::Record) << line << ": " << err;
+      EXPECT_EQ(r.hostname, text.substr(1, text.size() - 2)) << line;
+      EXPECT_EQ(r.pid, 1639453u) << line;
+    }
+}
+
+// Bandwidths are read to the same double from_chars gives, the plugin's "%lf" and any other number.
+TEST(InspectorRecord, BandwidthsReadAsFromCharsReadsThem) {
+  std::vector<std::string> texts = {"0.000000", "7", "1e3", "-2.5", "12.", ".5", "1.2.3", "0012.500000",
+                                    "123456789.123456", "9999999999.999999", "0.1", "x1.0", "1.0e-2"};
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> log10(-7.0, 9.0);
+  for (int i = 0; i < 20000; ++i) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%lf", std::pow(10.0, log10(rng)));
+    texts.push_back(b);
+  }
+  const std::string base = nlohmann::json::parse(kReadmeExample).dump();
+  for (const auto& t : texts) {
+    std::string line = base;
+    line.replace(line.find("485.119099"), 10, t);
+    Record r;
+    std::string_view err;
+    double want = 0;
+    const auto fc = std::from_chars(t.data(), t.data() + t.size(), want);
+    if (fc.ec != std::errc() || fc.ptr != t.data() + t.size()) {
+      EXPECT_EQ(parse_line(line, r, err), LineKind::Broken) << t;
+      continue;
+    }
+    ASSERT_EQ(parse_line(line, r, err), LineKind::Record) << t << ": " << err;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(r.busbw_gbs), std::bit_cast<std::uint64_t>(want)) << t;
+  }
 }
 
 // The simulated job's lines have the README example's sections, keys (in its order) and value
