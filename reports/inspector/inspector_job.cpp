@@ -18,6 +18,7 @@
 
 #include "reports/core/json_input.h"
 #include "reports/core/stats.h"
+#include "reports/inspector/inspector_open_set.h"
 #include "reports/inspector/inspector_record.h"
 
 namespace collbench::report::inspector {
@@ -143,19 +144,6 @@ void allow_open_files(std::size_t n) {
   }
 }
 
-struct Open {
-  std::vector<float> exec_us;  // per rank; negative: not reported yet
-  int present = 0;
-  float best_busbw = 0;
-  int series = -1;
-  std::uint64_t sn = 0;
-  std::uint64_t ts_us = 0;  // the latest dump timestamp of its records
-};
-
-struct HashKey {
-  std::size_t operator()(std::uint64_t k) const { return std::hash<std::uint64_t>{}(k * 0x9E3779B97F4A7C15ull); }
-};
-
 struct StringHash {
   using is_transparent = void;
   std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
@@ -187,12 +175,12 @@ class Joiner {
     c.max_sn = std::max(c.max_sn, r.sn);
 
     const std::uint64_t key = (static_cast<std::uint64_t>(ci) << 44) | (r.sn & ((1ull << 44) - 1));
-    if (r.sn <= c.closed_upto && !open_.count(key)) {  // its collective was closed without this rank
+    if (r.sn <= c.closed_upto && !open_.contains(key)) {  // its collective was closed without this rank
       ++c.late_records;
       return;
     }
-    auto [it, fresh] = open_.try_emplace(key);
-    Open& o = it->second;
+    auto [op, fresh] = open_.try_emplace(key);
+    Open& o = *op;
     if (fresh) {
       o.exec_us.assign(static_cast<std::size_t>(c.n_ranks), -1.f);
       o.series = series_index(c, r);
@@ -208,13 +196,13 @@ class Joiner {
     if (r.busbw_gbs == r.busbw_gbs) o.best_busbw = std::max(o.best_busbw, static_cast<float>(r.busbw_gbs));
     if (o.present == c.n_ranks) {
       close(c, o, true);
-      open_.erase(it);
+      open_.erase(key);
     }
     while (open_.size() > max_open_) evict_oldest();
     // Keys of collectives that closed when their last rank came in stay in order_ until here: drop
     // them now and then, so it holds about what is open, not the whole job.
     if (order_.size() > 2 * open_.size() + 4096)
-      std::erase_if(order_, [&](std::uint64_t k) { return !open_.count(k); });
+      std::erase_if(order_, [&](std::uint64_t k) { return !open_.contains(k); });
   }
 
   void finish() {
@@ -254,10 +242,10 @@ class Joiner {
   void evict_oldest() {
     const std::uint64_t key = order_.front();
     order_.pop_front();
-    auto it = open_.find(key);
-    if (it == open_.end()) return;  // closed when its last rank came in
-    close(job_.comms[static_cast<std::size_t>(key >> 44)], it->second, false);
-    open_.erase(it);
+    Open* o = open_.find(key);
+    if (!o) return;  // closed when its last rank came in
+    close(job_.comms[static_cast<std::size_t>(key >> 44)], *o, false);
+    open_.erase(key);
   }
 
   // A joined collective: who was last to arrive, by how much, and its speed.
@@ -293,7 +281,7 @@ class Joiner {
   Job& job_;
   std::size_t max_open_;
   std::unordered_map<std::string, int, StringHash, std::equal_to<>> comms_;
-  std::unordered_map<std::uint64_t, Open, HashKey> open_;
+  OpenSet open_;
   std::deque<std::uint64_t> order_;
   std::vector<double> others_;
 };

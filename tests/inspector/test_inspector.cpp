@@ -13,8 +13,10 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+#include <unordered_map>
 
 #include "reports/core/json_input.h"
+#include "reports/inspector/inspector_open_set.h"
 #include "reports/inspector/inspector_record.h"
 #include "reports/inspector/inspector_rules.h"
 #include "tests/inspector/inspector_fixture.h"
@@ -115,6 +117,43 @@ TEST(InspectorRecord, RefusesWhatIsNotARecord) {
   nan_bw.replace(nan_bw.find("418.439467"), 10, "\"nan\"");
   ASSERT_EQ(parse_line(nan_bw, r, err), LineKind::Record) << err;  // json.cc writes NaN so
   EXPECT_TRUE(r.algbw_gbs != r.algbw_gbs);
+}
+
+// The join window's set agrees with a map through growth and deletions that shift runs back,
+// with keys that collide in the table (one communicator's consecutive coll_sn, many communicators).
+TEST(InspectorOpenSet, AgreesWithAMap) {
+  OpenSet set;
+  std::unordered_map<std::uint64_t, std::uint64_t> ref;  // key -> sn stored in its Open
+  std::mt19937_64 rng(3);
+  for (int step = 0; step < 200000; ++step) {
+    const std::uint64_t key = (rng() % 40) << 44 | (rng() % 3000);
+    switch (rng() % 3) {
+      case 0:
+      case 1: {
+        auto [o, fresh] = set.try_emplace(key);
+        ASSERT_EQ(fresh, !ref.count(key));
+        if (fresh) {
+          EXPECT_EQ(o->present, 0);
+          EXPECT_EQ(o->ts_us, 0u);
+          o->sn = key, o->present = 1, o->ts_us = 1;
+          ref[key] = key;
+        } else {
+          EXPECT_EQ(o->sn, ref[key]);
+        }
+        break;
+      }
+      default:
+        set.erase(key);
+        ref.erase(key);
+    }
+    ASSERT_EQ(set.size(), ref.size());
+    if (step % 1000 == 0)
+      for (const auto& [k, sn] : ref) {
+        ASSERT_TRUE(set.contains(k));
+        ASSERT_EQ(set.find(k)->sn, sn);
+      }
+  }
+  for (std::uint64_t k = 0; k < 3000; ++k) EXPECT_EQ(set.contains(k), ref.count(k) > 0);
 }
 
 // Strings of every length up to a few words, with escaped quotes anywhere in them, end where JSON says.
