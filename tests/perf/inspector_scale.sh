@@ -8,7 +8,8 @@
 # Usage: tests/perf/inspector_scale.sh [--hosts H] [--gpus G] [--max-gb GB] [--keep-going] N...
 #   e.g. nice -n 0 tests/perf/inspector_scale.sh 100 1000 10000        (1,024 ranks: ~1.36 GB per 1,000)
 # Environment: BUILD (build), COLLBENCH and INSPECTOR_GEN (the binaries), SCALE_ROOT (the logs go in
-# SCALE_ROOT/scale-tmp-<pid>, removed at the end; default /work, or the build directory without one).
+# SCALE_ROOT/scale-tmp-<pid>, removed at the end; default /work, or the build directory without one),
+# COLLBENCH_BASELINE (another collbench to read each job too, on a row "N(base)", for a before/after).
 # A job that would not fit under --max-gb (default 25) or in the free space is skipped, and said so.
 # The logs are read right after they are written, so most of a job that fits in RAM comes from the
 # page cache: records/s over CPU time is the reader's, over wall time also the disk's.
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
     --gpus) gpus="$2"; shift 2 ;;
     --max-gb) max_gb="$2"; shift 2 ;;
     --keep-going) keep_going=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done
@@ -58,6 +59,30 @@ echo "# $((hosts * gpus)) ranks ($hosts hosts x $gpus GPUs), logs in $work"
 printf '%-9s %12s %8s %8s %8s %8s %12s %12s %9s %3s %8s\n' N records GB gen_s wall_s cpu_s 'rec/s(cpu)' \
   'rec/s(wall)' 'RSS_MiB' rc progress
 status=0
+# Runs BIN analyze on $job under time -v and prints its row labelled LABEL; sets records.
+measure() {
+  local bin="$1" label="$2" rc=0
+  "$timev" -v "$bin" analyze "$job" >"$work/out" 2>"$work/err" || rc=$?
+  records=$(sed -n 's/.*: \([0-9]*\) records from .*/\1/p' "$work/out" | head -n 1)
+  local wall user sys rss_kb progress
+  wall=$(secs "$(field 'Elapsed (wall clock) time (h:mm:ss or m:ss)' "$work/err")")
+  user=$(field 'User time (seconds)' "$work/err")
+  sys=$(field 'System time (seconds)' "$work/err")
+  rss_kb=$(field 'Maximum resident set size (kbytes)' "$work/err")
+  progress=$(grep -c '^reading Inspector logs: ' "$work/err" || true)
+  if [ -z "$records" ]; then
+    echo "$label: analyze printed no record count (exit $rc):" >&2
+    grep -v '^[[:space:]]' "$work/err" | tail -n 5 >&2
+    status=1
+    return 1
+  fi
+  awk -v n="$label" -v r="$records" -v b="$bytes" -v g="$gen_s" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss_kb" \
+    -v rc="$rc" -v p="$progress" 'BEGIN {
+      c = u + s; if (c <= 0) c = 0.01; if (w <= 0) w = 0.01
+      printf "%-9s %12d %8.2f %8.1f %8.2f %8.2f %11.2fM %11.2fM %9.1f %3d %8d\n",
+        n, r, b / 1e9, g, w, c, r / c / 1e6, r / w / 1e6, m / 1024, rc, p }'
+  [ "$rc" = 0 ] || status=1
+}
 for n in "${sizes[@]}"; do
   est=$((probe_bytes / 2 * n))
   free=$(($(df -B1 --output=avail "$work" | tail -n 1) - (2 << 30)))
@@ -72,29 +97,10 @@ for n in "${sizes[@]}"; do
   "$gen" "$job" --hosts "$hosts" --gpus "$gpus" --collectives "$n" >"$work/gen.out"
   gen_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
   bytes=$(du -sb "$job" | cut -f1)
-  rc=0
-  "$timev" -v "$collbench" analyze "$job" >"$work/out" 2>"$work/err" || rc=$?
-  records=$(sed -n 's/.*: \([0-9]*\) records from .*/\1/p' "$work/out" | head -n 1)
-  wall=$(secs "$(field 'Elapsed (wall clock) time (h:mm:ss or m:ss)' "$work/err")")
-  user=$(field 'User time (seconds)' "$work/err")
-  sys=$(field 'System time (seconds)' "$work/err")
-  rss_kb=$(field 'Maximum resident set size (kbytes)' "$work/err")
-  progress=$(grep -c '^reading Inspector logs: ' "$work/err" || true)
-  if [ -z "$records" ]; then
-    echo "$n: analyze printed no record count (exit $rc):" >&2
-    grep -v '^[[:space:]]' "$work/err" | tail -n 5 >&2
-    status=1
-    rm -rf "$job"
-    [ "$keep_going" = 1 ] && continue || break
-  fi
-  awk -v n="$n" -v r="$records" -v b="$bytes" -v g="$gen_s" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss_kb" \
-    -v rc="$rc" -v p="$progress" 'BEGIN {
-      c = u + s; if (c <= 0) c = 0.01; if (w <= 0) w = 0.01
-      printf "%-9s %12d %8.2f %8.1f %8.2f %8.2f %11.2fM %11.2fM %9.1f %3d %8d\n",
-        n, r, b / 1e9, g, w, c, r / c / 1e6, r / w / 1e6, m / 1024, rc, p }'
+  measure "$collbench" "$n" || { rm -rf "$job"; [ "$keep_going" = 1 ] && continue || break; }
   [ "$records" = "$(sed -n 's/^\([0-9]*\) records.*/\1/p' "$work/gen.out")" ] ||
     { echo "$n: analyze read $records records, the generator wrote $(cat "$work/gen.out")" >&2; status=1; }
-  [ "$rc" = 0 ] || status=1
+  [ -z "${COLLBENCH_BASELINE:-}" ] || measure "$COLLBENCH_BASELINE" "$n(base)" || true
   rm -rf "$job"
 done
 exit $status
