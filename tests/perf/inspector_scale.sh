@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The Inspector reader end to end at scale: for each N, writes a simulated job of HOSTS x GPUS ranks
 # with N collectives per communicator (tests/inspector/simulated_job.h), runs the real
-# `collbench analyze DIR` on it under /usr/bin/time -v, prints one row (records, bytes on disk, wall
-# and CPU seconds, records/s over CPU and over wall time, peak RSS, the verdict's exit code, the
-# progress lines it wrote), and deletes the logs before the next N. Memory should stay flat as N grows.
+# `collbench analyze DIR` on it under /usr/bin/time -v, prints one row (records, GB on disk, seconds
+# to write them, wall and CPU seconds (of which system), records/s over CPU and over wall time, peak
+# RSS, GB read from disk rather than the page cache, the verdict's exit code, the progress lines it
+# wrote), and deletes the logs before the next N. Memory should stay flat as N grows.
 #
 # Usage: tests/perf/inspector_scale.sh [--hosts H] [--gpus G] [--max-gb GB] [--keep-going] N...
 #   e.g. nice -n 0 tests/perf/inspector_scale.sh 100 1000 10000        (1,024 ranks: ~1.36 GB per 1,000)
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
     --gpus) gpus="$2"; shift 2 ;;
     --max-gb) max_gb="$2"; shift 2 ;;
     --keep-going) keep_going=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) sizes+=("$1"); shift ;;
   esac
 done
@@ -56,20 +57,21 @@ rm -rf "$work/probe"
 
 echo "# $(date -u '+%F %T UTC'), $(nproc) cores, load: $(uptime | sed 's/.*load average: //')"
 echo "# $((hosts * gpus)) ranks ($hosts hosts x $gpus GPUs), logs in $work"
-printf '%-9s %12s %8s %8s %8s %8s %12s %12s %9s %3s %8s\n' N records GB gen_s wall_s cpu_s 'rec/s(cpu)' \
-  'rec/s(wall)' 'RSS_MiB' rc progress
+printf '%-9s %12s %8s %8s %8s %8s %7s %12s %12s %9s %8s %3s %8s\n' N records GB gen_s wall_s cpu_s sys_s \
+  'rec/s(cpu)' 'rec/s(wall)' 'RSS_MiB' disk_GB rc progress
 status=0
 # Runs BIN analyze on $job under time -v and prints its row labelled LABEL; sets records.
 measure() {
   local bin="$1" label="$2" rc=0
   "$timev" -v "$bin" analyze "$job" >"$work/out" 2>"$work/err" || rc=$?
   records=$(sed -n 's/.*: \([0-9]*\) records from .*/\1/p' "$work/out" | head -n 1)
-  local wall user sys rss_kb progress
+  local wall user sys rss_kb progress inputs
   wall=$(secs "$(field 'Elapsed (wall clock) time (h:mm:ss or m:ss)' "$work/err")")
   user=$(field 'User time (seconds)' "$work/err")
   sys=$(field 'System time (seconds)' "$work/err")
   rss_kb=$(field 'Maximum resident set size (kbytes)' "$work/err")
   progress=$(grep -c '^reading Inspector logs: ' "$work/err" || true)
+  inputs=$(field 'File system inputs' "$work/err")  # 512-byte blocks read from disk, not the page cache
   if [ -z "$records" ]; then
     echo "$label: analyze printed no record count (exit $rc):" >&2
     grep -v '^[[:space:]]' "$work/err" | tail -n 5 >&2
@@ -77,10 +79,10 @@ measure() {
     return 1
   fi
   awk -v n="$label" -v r="$records" -v b="$bytes" -v g="$gen_s" -v w="$wall" -v u="$user" -v s="$sys" -v m="$rss_kb" \
-    -v rc="$rc" -v p="$progress" 'BEGIN {
+    -v rc="$rc" -v p="$progress" -v i="${inputs:-0}" 'BEGIN {
       c = u + s; if (c <= 0) c = 0.01; if (w <= 0) w = 0.01
-      printf "%-9s %12d %8.2f %8.1f %8.2f %8.2f %11.2fM %11.2fM %9.1f %3d %8d\n",
-        n, r, b / 1e9, g, w, c, r / c / 1e6, r / w / 1e6, m / 1024, rc, p }'
+      printf "%-9s %12d %8.2f %8.1f %8.2f %8.2f %7.2f %11.2fM %11.2fM %9.1f %8.2f %3d %8d\n",
+        n, r, b / 1e9, g, w, c, s, r / c / 1e6, r / w / 1e6, m / 1024, i * 512 / 1e9, rc, p }'
   [ "$rc" = 0 ] || status=1
 }
 for n in "${sizes[@]}"; do
