@@ -34,7 +34,9 @@ struct PreflightRecord {
   std::vector<PreflightPhase> phases;
 };
 
-// The findings of every phase, in phase order: what the verdict is taken on.
+// The findings of every phase, in phase order: what the verdict is taken on. A finding two phases
+// both say word for word (THRESHOLDS_SKIPPED for an unknown instance type, from the node and the
+// world sweep) is one issue, counted once; the document's own list keeps each with its phase.
 std::vector<Finding> all_findings(const PreflightRecord& r);
 
 nlohmann::json to_json(const PreflightPhase& p);

@@ -8,6 +8,7 @@
 #include "launcher/phases/preflight_plan.h"
 #include "reports/preflight/preflight_json.h"
 #include "reports/preflight/scheduler_hints.h"
+#include "reports/thresholds/threshold_verdicts.h"
 
 namespace collbench {
 namespace {
@@ -164,6 +165,22 @@ TEST(PreflightDocument, PhasesFindingsWithTheirPhaseAndTheVerdict) {
   EXPECT_EQ(doc["verdict"]["exit_code"], 3);
   EXPECT_EQ(doc["verdict"]["go"], false);
   EXPECT_EQ(doc["scheduler_hints"][0]["host"], "b");
+}
+
+TEST(PreflightDocument, AFindingTwoPhasesSayAlikeCountsOnceAndDifferentOnesEach) {
+  report::PreflightRecord r;
+  const Finding skipped = report::thresholds_skipped("the instance type is unknown", false);
+  Finding other_node = fail_on(Subject::node("c"));
+  r.phases.push_back({"node", "ran", "", 60, 30, {skipped, fail_on(Subject::node("b"))}, nlohmann::json::object()});
+  r.phases.push_back({"world", "ran", "", 60, 30, {skipped, other_node}, nlohmann::json::object()});
+  const auto all = report::all_findings(r);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].code, "THRESHOLDS_SKIPPED");
+  EXPECT_EQ(all[1].subject.hosts, std::vector<std::string>{"b"});
+  EXPECT_EQ(all[2].subject.hosts, std::vector<std::string>{"c"});
+  const auto doc = report::preflight_document(r, {}, 3);
+  EXPECT_EQ(doc["findings"].size(), 4u);  // each phase's own, with its phase
+  EXPECT_EQ(doc["verdict"]["issues_found"], 3);
 }
 
 TEST(Finish, ExitCodeFromFindingsUnlessSetAndAFailedWriteIsOne) {
