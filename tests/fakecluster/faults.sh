@@ -32,6 +32,8 @@
 #     world sweep) and every pair round (hunt, preflight's pair screen) the output showed
 #     finished; no file is needed where the output showed nothing finished (fabric prints its
 #     tables at the end).
+# A launch that starts no collbench process within 30 s (Open MPI's daemons did not all call back)
+# or is stopped from outside before the fault is launched once more, and says so.
 # It prints the matrix as a Markdown table: outcome, seconds from the fault to the end, when the
 # last collbench process had left (the launcher may take longer), exit code, who named the culprit,
 # what the file kept. It passes only when every cell passed.
@@ -51,6 +53,12 @@ BAD_NS=cb-node$BAD BAD_VETH=cbh$BAD BAD_HOST=node$BAD BAD_ADDR=198.18.0.$((10 + 
 T=${FAULTS_TIMEOUT:-10}
 MARGIN=${FAULTS_MARGIN:-15}
 START_LIMIT=120   # seconds a launch may take to start measuring before the cell is failed
+# Seconds Open MPI may take to start any collbench process of a launch. Open MPI 4.1's mpirun waits
+# for every node's daemon (orted, daemonized) to call back before it starts a rank and has no
+# timeout by default: a daemon that never calls back leaves the launch waiting forever with no
+# collbench process anywhere (seen here now and then on the cell after a link cell: node2 without
+# an orted). That is the launcher's start, before collbench runs; the cell is launched once more.
+SPAWN_LIMIT=30
 work=$(mktemp -d /tmp/cb-faults.XXXXXX)
 exe=$(readlink -f "$BIN")
 stopped=""
@@ -227,7 +235,7 @@ print("OK %s: %s%s" % (where, held, " (phases %s)" % ",".join(phases) if cmd == 
 PY
 }
 
-declare -A MPID START INJECT OUT_AT ERR_AT LIMIT RC END GONE ROW
+declare -A MPID START INJECT OUT_AT ERR_AT LIMIT RC END GONE ROW NOT_SPAWNED
 failed=0
 
 # launch NAME CMD FAULT: starts the command of the cell on the cluster, in the background.
@@ -258,15 +266,23 @@ launch() {
 # inject NAME CMD FAULT: waits until the cell's command measures, then injects the fault. Fails
 # (with the cell's row written) when the command ends or takes START_LIMIT seconds before that.
 inject() {
-  local name=$1 cmd=$2 fault=$3 out=$work/$1.out pid=${MPID[$1]} rc victim
+  local name=$1 cmd=$2 fault=$3 out=$work/$1.out pid=${MPID[$1]} rc victim spawned="" waited
   mark=""
+  NOT_SPAWNED[$name]=""
   while kill -0 "$pid" 2>/dev/null && ! measuring "$cmd" "$fault" "$out"; do
-    [ "$(secs "${START[$name]}" "$(now)" | cut -d. -f1)" -lt "$START_LIMIT" ] || break
+    waited=$(secs "${START[$name]}" "$(now)" | cut -d. -f1)
+    [ "$waited" -lt "$START_LIMIT" ] || break
+    if [ -z "$spawned" ]; then
+      if [ "$(ranks_left "$name")" -gt 0 ]; then spawned=1
+      elif [ "$waited" -ge "$SPAWN_LIMIT" ]; then NOT_SPAWNED[$name]=1; break; fi
+    fi
     sleep 0.1
   done
   if ! kill -0 "$pid" 2>/dev/null || ! measuring "$cmd" "$fault" "$out"; then
     if kill -0 "$pid" 2>/dev/null; then rc="still running"; else wait "$pid"; rc="exit $?"; fi
     ROW[$name]="| $cmd | $fault | FAIL: not injected | - | - | - | - | - |"
+    [ -z "${NOT_SPAWNED[$name]}" ] ||
+      say "$name: Open MPI started no collbench process in $SPAWN_LIMIT s (a node's daemon did not call back?)"
     say "$name: FAIL: the command did not reach the point of the fault ($rc after $(secs "${START[$name]}" "$(now)") s); last lines:"
     tail -n 12 "$out" "$work/$name.err" | sed 's/^/    /'
     fc_state | sed 's/^/    /'
@@ -374,9 +390,11 @@ for cmd in run hunt fabric preflight; do
   for fault in kill link stop term; do
     wanted "$cmd" "$fault" || continue
     launch "$cmd-$fault" "$cmd" "$fault"
-    if ! inject "$cmd-$fault" "$cmd" "$fault" && grep -q 'stopped by SIG' "$work/$cmd-$fault.out" "$work/$cmd-$fault.err"; then
-      # A stop signal before the fault is not this test's: something outside stopped the launch.
-      say "$cmd-$fault: stopped from outside before the fault (a signal this test did not send): once more"
+    if ! inject "$cmd-$fault" "$cmd" "$fault" &&
+       { [ -n "${NOT_SPAWNED[$cmd-$fault]}" ] || grep -q 'stopped by SIG' "$work/$cmd-$fault.out" "$work/$cmd-$fault.err"; }; then
+      # A stop signal before the fault is not this test's: something outside stopped the launch. A
+      # launch that never started collbench is Open MPI's start (SPAWN_LIMIT above).
+      say "$cmd-$fault: the launch did not get to collbench, or was stopped from outside before the fault: once more"
       cell_cleanup
       unset "ROW[$cmd-$fault]"
       failed=0
