@@ -47,14 +47,16 @@ struct Preflight {
   const std::vector<std::string>& argv;
   bool color = false;
   Budget budget;  // rank 0's clock rules
-  std::mutex mutex;
-  report::PreflightRecord record;
-  std::optional<report::Journal> journal;
-  std::vector<PhasePlan> plan;
+  // Every member below has an initializer, so the brace initialisation in preflight_command
+  // names only the five above.
+  std::mutex mutex{};
+  report::PreflightRecord record{};
+  std::optional<report::Journal> journal{};
+  std::vector<PhasePlan> plan{};
   std::uint64_t max_bytes = 0;
-  std::vector<Finding> environment, discarded;
+  std::vector<Finding> environment{}, discarded{};
   bool environment_read = false;
-  std::optional<int> stopped;  // the exit code of a phase that could not set up
+  std::optional<int> stopped{};  // the exit code of a phase that could not set up
 };
 
 // The record's header, bad input (the thresholds, for the sizes they judge, and the output file),
