@@ -187,10 +187,12 @@ TEST_F(E2E, KilledRankIsNamedAndTheResultsSoFarAreKept) {
   EXPECT_NE(r.err.find("rank 1"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("on node " + hostname()), std::string::npos) << r.err;
   // mpirun ends the other ranks with SIGTERM: rank 0 turns the journal into the document
-  // ("complete": false); when SIGKILL comes first (a loaded host), the journal itself is left.
-  // Either holds the two cases measured before the kill.
+  // ("complete": false); when SIGKILL comes first (a loaded host), the journal itself is left, and
+  // when it comes between the document's rename and the journal's removal, both are (the document
+  // is written whole before the journal goes, so it is the one that counts). Either holds the two
+  // cases measured before the kill.
   const bool document = fs::exists(jpath), journal = fs::exists(jpath.string() + ".partial");
-  ASSERT_NE(document, journal) << "one of them";
+  ASSERT_TRUE(document || journal) << "one of them";
   if (document) {
     const json doc = json::parse(slurp(jpath));
     EXPECT_EQ(doc["complete"], false);
