@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bench/options.h"
+#include "schedulers/inspector_env.h"
 
 namespace collbench {
 
@@ -85,7 +86,7 @@ struct LaunchOptions {
   bool own_command = false;             // --command: the words after -- are the user's own program
   std::string inspector_dir;            // --inspector DIR: the NCCL Inspector on, its logs in DIR/<job>
   std::string inspector_plugin;         // NCCL_PROFILER_PLUGIN as the ranks find it
-  long inspector_interval_us = 100000;  // launch::InspectorJob::kDefaultIntervalUs
+  long inspector_interval_us = launch::InspectorJob::kDefaultIntervalUs;
   bool inspector_analyze = false;       // slurm: run collbench analyze after the job step
   std::string inspector_claim;          // k8s: a PersistentVolumeClaim mounted at DIR on the workers
   std::string mpirun = "mpirun";        // prolog: Open MPI's launcher on the node

@@ -30,8 +30,6 @@ std::optional<report::HardwareProfile> profile_of(const VerdictOptions& v) {
   return t->hardware;
 }
 
-static_assert(LaunchOptions{}.inspector_interval_us == launch::InspectorJob::kDefaultIntervalUs);
-
 launch::InspectorJob inspector_of(const LaunchOptions& o) {
   launch::InspectorJob inspector;
   inspector.dir = o.inspector_dir;
