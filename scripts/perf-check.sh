@@ -116,41 +116,38 @@ if len(ref_ratios) != len(base["reference"]["cpu_ms"]):
     print("perf-check: FAIL: the machine's reference benchmarks did not all run")
     sys.exit(1)
 machine = math.exp(sum(math.log(r) for r in ref_ratios.values()) / len(ref_ratios))
-if mode == "report":
-  print("perf-check: this machine runs the reference benchmarks at "
-        + ", ".join(f"{n} {r:.2f}x" for n, r in ref_ratios.items()) + f" of their baseline: factor {machine:.2f}")
+# Every baseline benchmark: (program, name, baseline, now or None, slowdown over the machine's).
+rows = []
+for program, entry in base["programs"].items():
+    for name, was in entry.get("cpu_ms", {}).items():
+        now = measured.get(program, {}).get(name)
+        relative = None if now is None else (now / was if was > 0 else float("inf")) / machine
+        rows.append((program, name, was, now, relative))
+over = [r for r in rows if r[4] is None or r[4] > max_ratio]
 
 if mode == "failing":
-    for program, entry in base["programs"].items():
-        figures = measured.get(program, {})
-        if any(n not in figures or figures[n] / was / machine > max_ratio
-               for n, was in entry.get("cpu_ms", {}).items() if was > 0):
-            print(program)
+    print("\n".join(dict.fromkeys(r[0] for r in over)))
     sys.exit(0)
 
-failed = 0
+print("perf-check: this machine runs the reference benchmarks at "
+      + ", ".join(f"{n} {r:.2f}x" for n, r in ref_ratios.items()) + f" of their baseline: factor {machine:.2f}")
 print(f"{'benchmark':<44} {'baseline ms':>11} {'now ms':>10} {'ratio':>6} {'/machine':>8}")
+for program, name, was, now, relative in rows:
+    label = f"{program}:{name}"
+    if now is None:
+        print(f"{label:<44} {was:>11.4g} {'-':>10} {'-':>6} {'-':>8}  FAIL: not measured")
+        continue
+    verdict = f"FAIL: more than {max_ratio:g}x slower than its baseline" if relative > max_ratio else "ok"
+    print(f"{label:<44} {was:>11.4g} {now:>10.4g} {relative * machine:>5.2f}x {relative:>7.2f}x  {verdict}")
 for program, entry in base["programs"].items():
     figures = measured.get(program, {})
-    for name, was in entry.get("cpu_ms", {}).items():
-        now = figures.get(name)
-        label = f"{program}:{name}"
-        if now is None:
-            print(f"{label:<44} {was:>11.4g} {'-':>10} {'-':>6} {'-':>8}  FAIL: not measured")
-            failed += 1
-            continue
-        ratio = now / was if was > 0 else float("inf")
-        relative = ratio / machine
-        verdict = f"FAIL: more than {max_ratio:g}x slower than its baseline" if relative > max_ratio else "ok"
-        failed += relative > max_ratio
-        print(f"{label:<44} {was:>11.4g} {now:>10.4g} {ratio:>5.2f}x {relative:>7.2f}x  {verdict}")
     for name in sorted(set(figures) - set(entry.get("cpu_ms", {}))):
         print(f"{program + ':' + name:<44} {'-':>11} {figures[name]:>10.4g} {'-':>6} {'-':>8}  new: no baseline (--update)")
 if slowdown != 1 or machine_slowdown != 1:
     print(f"perf-check: figures multiplied by {slowdown:g} (PERF_CHECK_SLOWDOWN) and all, the machine's too, "
           f"by {machine_slowdown:g} (PERF_CHECK_MACHINE)")
-if failed:
-    print(f"perf-check: FAIL: {failed} benchmark(s) more than {max_ratio:g}x slower than tests/perf/baseline.json, "
+if over:
+    print(f"perf-check: FAIL: {len(over)} benchmark(s) more than {max_ratio:g}x slower than tests/perf/baseline.json, "
           "the machine's own speed taken out (if the slowdown is meant, scripts/perf-check.sh --update)")
     sys.exit(1)
 print("perf-check: every benchmark within", f"{max_ratio:g}x of its baseline, the machine's own speed taken out")
