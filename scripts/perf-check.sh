@@ -54,12 +54,21 @@ run_program() {
 filter_of() {
   python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["programs"][sys.argv[2]].get("filter", "."))' "$baseline" "$1"
 }
+# run_all DIR: the reference, every program, the reference again, JSON into DIR.
+run_all() {
+  mkdir -p "$1"
+  run_program "$reference" . "$1/reference-before.json"
+  for p in $programs; do
+    run_program "$p" "$(filter_of "$p")" "$1/$p.json"
+  done
+  run_program "$reference" . "$1/reference-after.json"
+}
 start=$(date +%s)
-run_program "$reference" . "$tmp/reference-before.json"
-for p in $programs; do
-  run_program "$p" "$(filter_of "$p")" "$tmp/$p.json"
+# A baseline is the median of three whole runs (one lucky quiet moment would make the limit tighter
+# than the machine's own spread); a check is one run, and its least figures.
+for ((run = 1; run <= (update ? 3 : 1); run++)); do
+  run_all "$tmp/run$run"
 done
-run_program "$reference" . "$tmp/reference-after.json"
 echo "perf-check: benchmarks ran in $(( $(date +%s) - start )) s" >&2
 
 # judge MODE: "failing" prints the programs with a benchmark over the limit; "report" prints the
@@ -90,24 +99,41 @@ def least_cpu_ms(paths, k):
     return figures
 
 
-def runs(name):
-    return [os.path.join(out_dir, f) for f in sorted(os.listdir(out_dir)) if f in (name + ".json", name + ".retry.json")]
+run_dirs = sorted(os.path.join(out_dir, d) for d in os.listdir(out_dir) if d.startswith("run"))
 
 
-measured = {p: least_cpu_ms(runs(p), slowdown * machine_slowdown) for p in base["programs"]}
-reference = least_cpu_ms([os.path.join(out_dir, f) for f in os.listdir(out_dir) if f.startswith("reference-")],
-                         machine_slowdown)
+def runs(d, name):
+    return [os.path.join(d, f) for f in sorted(os.listdir(d)) if f in (name + ".json", name + ".retry.json")]
+
+
+def measure(d):
+    """(program -> benchmark -> least CPU ms, reference benchmark -> least CPU ms) of one run folder."""
+    return ({p: least_cpu_ms(runs(d, p), slowdown * machine_slowdown) for p in base["programs"]},
+            least_cpu_ms([os.path.join(d, f) for f in os.listdir(d) if f.startswith("reference-")], machine_slowdown))
+
+
+def median(values):
+    v = sorted(values)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
 
 if update:
-    for program, figures in measured.items():
-        base["programs"][program]["cpu_ms"] = {k: float(f"{v:.4g}") for k, v in sorted(figures.items())}
-    base["reference"]["cpu_ms"] = {k: float(f"{v:.4g}") for k, v in sorted(reference.items())}
+    per_run = [measure(d) for d in run_dirs]
+    for program in base["programs"]:
+        names = sorted(set().union(*(m[program] for m, _ in per_run)))
+        base["programs"][program]["cpu_ms"] = {
+            n: float(f"{median([m[program][n] for m, _ in per_run if n in m[program]]):.4g}") for n in names}
+    base["reference"]["cpu_ms"] = {
+        n: float(f"{median([r[n] for _, r in per_run if n in r]):.4g}") for n in sorted(per_run[0][1])}
     with open(baseline_path + ".tmp", "w") as f:
         json.dump(base, f, indent=2)
         f.write("\n")
     os.replace(baseline_path + ".tmp", baseline_path)
-    print(f"perf-check: baseline {baseline_path} rewritten ({sum(len(f) for f in measured.values())} benchmarks)")
+    print(f"perf-check: baseline {baseline_path} rewritten ({sum(len(p['cpu_ms']) for p in base['programs'].values())} "
+          f"benchmarks, the median of {len(per_run)} runs)")
     sys.exit(0)
+
+measured, reference = measure(run_dirs[0])
 
 # The machine's slowdown: the geometric mean of the reference benchmarks' (a machine twice as busy
 # doubles both; one spike in one of them moves the factor by its square root only).
@@ -158,11 +184,11 @@ if [ "$update" = 0 ]; then
   failing=$(judge failing)
   if [ -n "$failing" ]; then
     echo "perf-check: once more, over the limit on the first run: $(echo $failing)" >&2
-    run_program "$reference" . "$tmp/reference-retry-before.json"
+    run_program "$reference" . "$tmp/run1/reference-retry-before.json"
     for p in $failing; do
-      run_program "$p" "$(filter_of "$p")" "$tmp/$p.retry.json"
+      run_program "$p" "$(filter_of "$p")" "$tmp/run1/$p.retry.json"
     done
-    run_program "$reference" . "$tmp/reference-retry-after.json"
+    run_program "$reference" . "$tmp/run1/reference-retry-after.json"
   fi
 fi
 judge report

@@ -43,9 +43,14 @@ timed packages scripts/lib/install-packages.sh scripts/packages/runtime.txt scri
 timed build build_all
 source scripts/mpi_env.sh
 # The micro benchmarks first, on a machine nothing else of this script is using yet.
+# Its table is printed again at the end when it fails, where a CI log's tail shows it.
+perf_check() { scripts/perf-check.sh --build-dir "$build" 2>&1 | tee "$build/perf-check.log"; }
 perf=0
-timed perf-check scripts/perf-check.sh --build-dir "$build" || perf=$?
-timed tests ctest --test-dir "$build" -E '^(fake_cluster_|deb_clean_root$)' --output-on-failure --timeout 600 -j "$(nproc)"
+timed perf-check perf_check || perf=$?
+# Each step runs even when an earlier one failed, so one run shows every failure; the exit status comes last.
+tested=0
+timed tests ctest --test-dir "$build" -E '^(fake_cluster_|deb_clean_root$)' --output-on-failure --timeout 600 \
+  -j "$(nproc)" || tested=$?
 timed "fake-cluster (beside sanitize)" ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 \
   >"$build/fake-cluster-tests.log" 2>&1 &
 fake=$!
@@ -62,6 +67,7 @@ timed package package_deb || packaged=$?
 fake_cluster=0
 wait "$fake" || fake_cluster=$?
 cat "$build/fake-cluster-tests.log"
-echo "test.sh: perf-check exit $perf, fake-cluster tests exit $fake_cluster, sanitizer step exit $sanitized," \
-  "package steps exit $packaged"
-[ "$perf" = 0 ] && [ "$fake_cluster" = 0 ] && [ "$sanitized" = 0 ] && [ "$packaged" = 0 ]
+[ "$perf" = 0 ] || grep -E '^perf-check: this machine|^benchmark |FAIL' "$build/perf-check.log" || true
+echo "test.sh: perf-check exit $perf, tests exit $tested, fake-cluster tests exit $fake_cluster," \
+  "sanitizer step exit $sanitized, package steps exit $packaged"
+[ "$perf" = 0 ] && [ "$tested" = 0 ] && [ "$fake_cluster" = 0 ] && [ "$sanitized" = 0 ] && [ "$packaged" = 0 ]
