@@ -38,7 +38,7 @@ double all_reduce_factor(int n) { return 2.0 * (n - 1) / n; }
 double spread_factor(int n) { return static_cast<double>(n - 1) / n; }
 double unit_factor(int) { return 1.0; }
 
-constexpr std::array<CollectiveInfo, kCollCount> kTable{{
+constexpr std::array<CollectiveInfo, kCollCount> kCollectives{{
     {Coll::AllReduce, "all_reduce", true, false, same_count, all_reduce_factor},
     {Coll::AllGather, "all_gather", false, false, all_gather_counts, spread_factor},
     {Coll::ReduceScatter, "reduce_scatter", true, false, reduce_scatter_counts, spread_factor},
@@ -56,20 +56,20 @@ std::string squash(std::string_view s) {
 
 }  // namespace
 
-const CollectiveInfo& collective_info(Coll c) { return kTable[static_cast<std::size_t>(c)]; }
-std::span<const CollectiveInfo> all_collectives() { return kTable; }
+const CollectiveInfo& collective_info(Coll c) { return kCollectives[static_cast<std::size_t>(c)]; }
+std::span<const CollectiveInfo> all_collectives() { return kCollectives; }
 
 std::optional<Coll> parse_coll(std::string_view text) {
   std::string t = squash(text);
   if (t == "bcast") t = "broadcast";
-  for (const auto& row : kTable)
+  for (const auto& row : kCollectives)
     if (squash(row.name) == t) return row.coll;
   return std::nullopt;
 }
 
 std::string coll_names() {
   std::string out;
-  for (const auto& row : kTable) out += (out.empty() ? "" : ", ") + std::string(row.name);
+  for (const auto& row : kCollectives) out += (out.empty() ? "" : ", ") + std::string(row.name);
   return out;
 }
 

@@ -21,7 +21,7 @@ namespace {
 // A save that blocks (stdout on a full pipe, a stuck file system) must not keep the process alive.
 constexpr auto kSaveLimit = std::chrono::seconds(3);
 
-struct Scope {
+struct OpenScope {
   int id;
   std::string who;
   StopScope::Save save;
@@ -29,7 +29,7 @@ struct Scope {
 
 // The signal disposition is per process, so the scopes are too.
 std::mutex scopes_mutex;
-std::vector<Scope> scopes;
+std::vector<OpenScope> scopes;
 int next_id = 0;
 bool ending = false;  // under scopes_mutex: an early end has begun; it ends the process
 
@@ -82,7 +82,7 @@ void end_early_now(const EarlyEnd& end) {
     std::fputs("collbench: saving what was measured took too long; leaving without it\n", stderr);
     _exit(code);
   }).detach();
-  std::vector<Scope> open;
+  std::vector<OpenScope> open;
   {
     std::lock_guard lock(scopes_mutex);
     if (ending) wait_for_the_end();  // a hang and a signal at once: the first one ends the process
@@ -120,7 +120,7 @@ StopScope::~StopScope() {
     lock.unlock();
     wait_for_the_end();
   }
-  std::erase_if(scopes, [this](const Scope& s) { return s.id == id_; });
+  std::erase_if(scopes, [this](const OpenScope& s) { return s.id == id_; });
 }
 
 std::string signal_name(int signo) {

@@ -11,6 +11,7 @@
 
 #include "bench/schedules.h"
 #include "reports/pairs/attribution.h"
+#include "tests/unit/finding_lookup.h"
 
 namespace collbench::report::attribution_model {
 
@@ -48,12 +49,6 @@ inline std::vector<int> of_kind(const Attribution& at, Kind k) {
 inline std::vector<std::string> hosts(int n) {
   std::vector<std::string> out;
   for (int i = 0; i < n; ++i) out.push_back("ip-198-18-0-" + std::to_string(10 + i));
-  return out;
-}
-
-inline std::vector<std::string> codes(const std::vector<Finding>& f) {
-  std::vector<std::string> out;
-  for (const auto& x : f) out.push_back(x.code);
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "reports/core/references.h"
 #include "reports/counters/counter_verdicts.h"
 #include "reports/counters/efa_counters.h"
+#include "tests/unit/finding_lookup.h"
 
 namespace collbench::report {
 namespace {
@@ -30,12 +31,6 @@ CounterReport two_nodes(std::map<std::string, std::uint64_t> node1, std::map<std
   r.devices = 2;
   r.entries = {{"node1", "efa0", 1, std::move(node1), {}}, {"node2", "efa0", 1, std::move(node2), {}}};
   return r;
-}
-
-const Finding* find(const std::vector<Finding>& f, const std::string& code) {
-  for (const auto& x : f)
-    if (x.code == code) return &x;
-  return nullptr;
 }
 
 TEST(EfaCounters, TableSaysWhichCountersAreErrors) {
@@ -158,8 +153,8 @@ TEST(EfaCounterEvidence, BandwidthFindingOnTheSameHostGetsTheCountersAndViceVers
   EXPECT_EQ(findings[1].message, "node1<->node3");  // names neither end whose counters rose
   EXPECT_EQ(findings[2].message, "node2 fine");     // a pass accuses nobody
   EXPECT_EQ(findings[3].message, "node2 memlock");  // not a bandwidth finding
-  const Finding* counters = find(findings, "EFA_ERRORS_ROSE");
-  ASSERT_NE(counters, nullptr);
+  const auto counters = find(findings, "EFA_ERRORS_ROSE");
+  ASSERT_TRUE(counters);
   EXPECT_NE(counters->message.find("; node2 is also named by STRAGGLER_NODE"), std::string::npos) << counters->message;
 }
 

@@ -16,6 +16,7 @@
 #include "reports/env/env_audit.h"
 #include "reports/thresholds/instance_types.h"
 #include "reports/env/nccl_log.h"
+#include "tests/unit/finding_lookup.h"
 
 namespace collbench::report {
 namespace {
@@ -63,11 +64,6 @@ std::vector<const Finding*> all(const std::vector<Finding>& fs, const std::strin
 }
 
 // A copy, so that it outlives the temporary vector of findings it came from.
-std::optional<Finding> find(const std::vector<Finding>& fs, const std::string& code) {
-  const auto v = all(fs, code);
-  return v.empty() ? std::nullopt : std::optional<Finding>(*v.front());
-}
-
 bool has(const std::optional<Finding>& f, const std::string& text) {
   return f && f->message.find(text) != std::string::npos;
 }
@@ -664,6 +660,15 @@ TEST(EnvAuditCollect, NcclLogPathFollowsNcclsExpansion) {
   EXPECT_EQ(nccl_log_path("/d", "a%b/c", 7), "/d/collbench-nccl.a-b-c.7.log");
 }
 
+namespace {
+// Collected at once: no second look for late EFA devices.
+CollectOptions without_efa_retries() {
+  CollectOptions o;
+  o.efa_retries = 0;
+  return o;
+}
+}  // namespace
+
 TEST(EnvAuditCollect, CapturesAndReadsTheNcclLog) {
   EnvGuard guard{"NCCL_DEBUG", "NCCL_DEBUG_SUBSYS", "NCCL_DEBUG_FILE", "COLLBENCH_NCCL_DEBUG_CAPTURE"};
   unsetenv("NCCL_DEBUG");
@@ -676,7 +681,7 @@ TEST(EnvAuditCollect, CapturesAndReadsTheNcclLog) {
   EXPECT_STREQ(std::getenv("NCCL_DEBUG"), "INFO");
   EXPECT_STREQ(std::getenv("NCCL_DEBUG_SUBSYS"), "INIT,NET");
   EXPECT_EQ(std::string(std::getenv("NCCL_DEBUG_FILE")), dir + "/collbench-nccl.%h.%p.log");
-  EXPECT_FALSE(collect_local_env(0, CollectOptions{.efa_retries = 0}).env.count("NCCL_DEBUG"));  // ours, not the user's
+  EXPECT_FALSE(collect_local_env(0, without_efa_retries()).env.count("NCCL_DEBUG"));  // ours, not the user's
 
   EXPECT_FALSE(read_nccl_debug_capture());  // NCCL has not written yet
   const std::string path = nccl_log_path(dir, this_host(), static_cast<int>(getpid()));
@@ -696,7 +701,7 @@ TEST(EnvAuditCollect, UserNcclDebugIsLeftAlone) {
   prepare_nccl_debug_capture(tmp.path.string());
   EXPECT_STREQ(std::getenv("NCCL_DEBUG"), "WARN");
   EXPECT_FALSE(read_nccl_debug_capture());
-  EXPECT_EQ(collect_local_env(0, CollectOptions{.efa_retries = 0}).env.at("NCCL_DEBUG"), "WARN");
+  EXPECT_EQ(collect_local_env(0, without_efa_retries()).env.at("NCCL_DEBUG"), "WARN");
 }
 
 }  // namespace collbench

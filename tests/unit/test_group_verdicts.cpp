@@ -2,6 +2,7 @@
 
 #include "reports/pairs/group_verdicts.h"
 #include "reports/core/references.h"
+#include "tests/unit/finding_lookup.h"
 
 namespace collbench::report {
 namespace {
@@ -11,12 +12,6 @@ using Kind = GroupVerdict::Kind;
 std::vector<GroupScore> nodes(std::vector<double> bw, std::size_t samples = 20) {
   std::vector<GroupScore> out;
   for (std::size_t i = 0; i < bw.size(); ++i) out.push_back({"node" + std::to_string(i), bw[i], samples});
-  return out;
-}
-
-std::vector<std::string> codes(const std::vector<Finding>& f) {
-  std::vector<std::string> out;
-  for (const auto& x : f) out.push_back(x.code);
   return out;
 }
 

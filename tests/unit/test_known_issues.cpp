@@ -14,6 +14,7 @@
 #include "reports/env/known_issue_verdicts.h"
 #include "reports/env/known_issues.h"
 #include "reports/env/nccl_log.h"
+#include "tests/unit/finding_lookup.h"
 
 namespace collbench::report {
 namespace {
@@ -63,13 +64,8 @@ RankEnv rank(int r, std::string host, std::map<std::string, std::string> version
   return e;
 }
 
-const Finding* find(const std::vector<Finding>& fs, const std::string& code) {
-  for (const auto& f : fs)
-    if (f.code == code) return &f;
-  return nullptr;
-}
-
 bool has(const Finding* f, const std::string& text) { return f && f->message.find(text) != std::string::npos; }
+bool has(const std::optional<Finding>& f, const std::string& text) { return has(f ? &*f : nullptr, text); }
 
 }  // namespace
 
@@ -325,7 +321,7 @@ TEST(KnownIssueVerdicts, AnNcclLogWithAKnownBadVersion) {
   from_log.nccl_log = parse_nccl_log(read(kFixtures + "/nccl-2.19.4_efa.log"));
   ASSERT_EQ(from_log.nccl_log->nccl_version, "2.19.4+cuda12.2");
   auto fs = known_version_findings({from_log}, list, /*from_log=*/true);
-  const Finding* f = find(fs, "KNOWN_BAD_VERSIONS");
+  const auto f = find(fs, "KNOWN_BAD_VERSIONS");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->tag, Tag::Warn);
   EXPECT_EQ(f->priority, Priority::P2);

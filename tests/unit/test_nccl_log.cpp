@@ -6,6 +6,7 @@
 
 #include "reports/core/findings.h"
 #include "reports/env/nccl_log.h"
+#include "tests/unit/finding_lookup.h"
 
 namespace collbench::report {
 namespace {
@@ -27,11 +28,6 @@ std::vector<std::pair<int, NcclLogFacts>> per_rank_facts(const std::string& text
 }
 
 // A copy, so that it outlives the temporary vector of findings it came from.
-std::optional<Finding> find(const std::vector<Finding>& fs, const std::string& code) {
-  const auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.code == code; });
-  return it == fs.end() ? std::nullopt : std::optional<Finding>(*it);
-}
-
 bool any_fail(const std::vector<Finding>& fs) {
   return std::any_of(fs.begin(), fs.end(), [](const Finding& f) { return f.tag == Tag::Fail || f.tag == Tag::Warn; });
 }

@@ -9,6 +9,7 @@
 #include "reports/core/references.h"
 #include "reports/pairs/busy_hosts.h"
 #include "reports/pairs/pair_findings.h"
+#include "tests/unit/finding_lookup.h"
 
 namespace collbench::report {
 namespace {
@@ -61,12 +62,6 @@ PairUnits nodes(int n) {
     u.ranks.push_back({2 * v, 2 * v + 1});
   }
   return u;
-}
-
-std::vector<std::string> codes(const std::vector<Finding>& f) {
-  std::vector<std::string> out;
-  for (const auto& x : f) out.push_back(x.code);
-  return out;
 }
 
 TEST(PairFindings, HuntsWordsAndFabricsGiveTheSameVerdicts) {
