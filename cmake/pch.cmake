@@ -7,12 +7,7 @@
 #                  settings), and a warm ccache is faster still. Either way each file keeps its own
 #                  includes: builds without it (every ccache build, and the sanitizer build's
 #                  clang when it is OFF) fail on a missing one.
-if(CMAKE_CXX_COMPILER_LAUNCHER)
-  set(collbench_pch_default OFF)
-else()
-  set(collbench_pch_default ON)
-endif()
-option(COLLBENCH_PCH "Precompile the common headers of the larger targets" ${collbench_pch_default})
+option(COLLBENCH_PCH "Precompile the common headers of the larger targets" ${collbench_no_launcher})  # cmake/unity.cmake
 
 set(COLLBENCH_PCH_HEADERS <algorithm> <cstdint> <filesystem> <functional> <map> <optional> <set> <string>
     <string_view> <vector> <fmt/format.h> <nlohmann/json.hpp>)

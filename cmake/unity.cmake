@@ -7,12 +7,13 @@
 #                    ccache is faster still, and a file-by-file build is the one that fails on a file
 #                    missing an include another file of its batch happens to bring. Two files of one
 #                    target may not define the same internal name (the unity build fails on that).
+# The default of both this and COLLBENCH_PCH (cmake/pch.cmake, included after the targets).
 if(CMAKE_CXX_COMPILER_LAUNCHER)
-  set(collbench_unity_default OFF)
+  set(collbench_no_launcher OFF)
 else()
-  set(collbench_unity_default ON)
+  set(collbench_no_launcher ON)
 endif()
-option(COLLBENCH_UNITY "Compile each target's files in batches (unity build)" ${collbench_unity_default})
+option(COLLBENCH_UNITY "Compile each target's files in batches (unity build)" ${collbench_no_launcher})
 if(COLLBENCH_UNITY)
   set(CMAKE_UNITY_BUILD ON)
   set(CMAKE_UNITY_BUILD_BATCH_SIZE 8)
