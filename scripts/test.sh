@@ -5,11 +5,12 @@
 # and, beside them, the unit tests, the mpirun end-to-end tests and a short fuzz of every reader
 # under ASan and UBSan (scripts/sanitize.sh, in build-san). GPU-only tests skip with their reason
 # when no GPU is visible.
-# After the build and the micro benchmarks (alone, on a quiet machine), the steps run side by side:
-# the tests at normal priority; the sanitizer build and its tests, niced; the fake-cluster tests
+# After the build and the micro benchmarks (alone, on a quiet machine), the tests run at normal
+# priority with the sanitizer build and its tests beside them, niced; then the fake-cluster tests
 # (about 12-18 minutes, most of it waiting on slowed links and timeouts; each is made to hold on a
-# busy machine); then, niced, the Debian package (scripts/package.sh, its own build without CUDA) and
-# its test in a clean Debian root (tests/install/deb_clean_root.sh, ctest's deb_clean_root).
+# busy machine) beside what is left of the sanitizer step and, niced, the Debian package
+# (scripts/package.sh, its own build without CUDA) and its test in a clean Debian root
+# (tests/install/deb_clean_root.sh, ctest's deb_clean_root).
 # Each step's wall time goes to $STEP_TIMES (default BUILD/step-times.tsv; .ci/run prints them).
 #   scripts/test.sh --list   prints the test-only packages it installs besides setup.sh's
 set -euo pipefail
@@ -49,14 +50,18 @@ perf_check() { scripts/perf-check.sh --build-dir "$build" 2>&1 | tee "$build/per
 perf=0
 timed perf-check perf_check || perf=$?
 # Each step runs even when an earlier one failed, so one run shows every failure; the exit status comes last.
-timed "fake-cluster (beside)" ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 \
-  >"$build/fake-cluster-tests.log" 2>&1 &
-fake=$!
+# Beside the tests, niced (so that their timing sees a busy machine but keeps the CPU it asks for): the
+# sanitizer build and its tests.
 NICE=10 timed "sanitize (beside)" scripts/sanitize.sh --skip-verdict-e2e >"$build/sanitize.log" 2>&1 &
 sanitizer=$!
 tested=0
 timed tests ctest --test-dir "$build" -E '^(fake_cluster_|deb_clean_root$)' --output-on-failure --timeout 600 \
   -j "$(nproc)" || tested=$?
+# The fake-cluster tests after the tests (both launch ranks at normal priority, and together they
+# loaded 2 cores 6-fold), beside what is left of the sanitizer step and the package's build.
+timed "fake-cluster (beside)" ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 \
+  >"$build/fake-cluster-tests.log" 2>&1 &
+fake=$!
 # package_deb: builds the .deb into $build-package and sets COLLBENCH_DEB, which deb_clean_root installs.
 package_deb() {
   COLLBENCH_DEB=$(PKG_BUILD_DIR="$build-package" nice -n 10 scripts/package.sh | tail -n 1) && export COLLBENCH_DEB
