@@ -190,114 +190,50 @@ LineKind parse_line(std::string_view line, Record& out, std::string_view& error)
     auto bad = [&](std::string_view what) {
       if (field_error.empty()) field_error = what;
     };
-    const Field field = field_of(key);
-    switch (field) {
-      case Field::Other:
-        break;
-      case Field::Id:
-        if (!is_string) {
-          bad("header.id is not a string");
-          continue;
-        }
-        out.comm_id = sval, seen |= kId;
-        break;
-      case Field::Rank:
-        if (is_string || !to_int(tok, out.rank) || out.rank < 0) {
-          bad("header.rank is not a whole number >= 0");
-          continue;
-        }
-        seen |= kRank;
-        break;
-      case Field::NRanks:
-        if (is_string || !to_int(tok, out.n_ranks) || out.n_ranks <= 0 || out.n_ranks > kMaxRanks) {
-          bad("header.n_ranks is not a whole number from 1 to 1048576");
-          continue;
-        }
-        seen |= kNRanks;
-        break;
-      case Field::NNodes:
-        if (is_string || !to_int(tok, out.nnodes) || out.nnodes < 0) {
-          bad("header.nnodes is not a whole number");
-          continue;
-        }
-        seen |= kNNodes;
-        break;
-      case Field::Version:
-        if (!is_string) {
-          bad("metadata.inspector_output_format_version is not a string");
-          continue;
-        }
-        out.version = sval, seen |= kVersion;
-        break;
-      case Field::Ts:
-        if (is_string || !to_u64(tok, out.dump_ts_us)) {
-          bad("metadata.dump_timestamp_us is not a whole number");
-          continue;
-        }
-        seen |= kTs;
-        break;
-      case Field::Host:
-        if (!is_string) {
-          bad("metadata.hostname is not a string");
-          continue;
-        }
-        out.hostname = sval, seen |= kHost;
-        break;
-      case Field::Pid:
-        if (is_string || !to_u64(tok, out.pid)) {
-          bad("metadata.pid is not a whole number");
-          continue;
-        }
-        seen |= kPid;
-        break;
-      case Field::Coll:
-        if (!is_string) {
-          bad("coll_perf.coll is not a string");
-          continue;
-        }
-        out.coll = sval, seen |= kColl;
-        break;
-      case Field::Sn:
-        if (is_string || !to_u64(tok, out.sn)) {
-          bad("coll_perf.coll_sn is not a whole number");
-          continue;
-        }
-        seen |= kSn;
-        break;
-      case Field::Bytes:
-        if (is_string || !to_u64(tok, out.bytes)) {
-          bad("coll_perf.coll_msg_size_bytes is not a whole number");
-          continue;
-        }
-        seen |= kBytes;
-        break;
-      case Field::Exec:
-        if (is_string || !to_u64(tok, out.exec_us)) {
-          bad("coll_perf.coll_exec_time_us is not a whole number");
-          continue;
-        }
-        seen |= kExec;
-        break;
-      case Field::TimingSource:
-        out.timing_source = sval;
-        break;
-      case Field::AlgBw:
-      case Field::BusBw: {
-        double v = 0;
-        if (is_string) {
-          if (sval != "nan") {
-            bad("coll_perf bandwidth is a string other than \"nan\"");
-            continue;
-          }
-          v = std::numeric_limits<double>::quiet_NaN();  // json.cc writes NaN so
-        } else if (!to_double(tok, v)) {
-          bad("coll_perf bandwidth is not a number");
-          continue;
-        }
-        if (field == Field::AlgBw) out.algbw_gbs = v, seen |= kAlg;
-        else out.busbw_gbs = v, seen |= kBus;
-        break;
+    // Each field's value checked for its type, stored and marked seen; a wrong one is the line's error.
+    auto text = [&](std::string_view& to, unsigned bit, std::string_view what) {
+      if (!is_string) return bad(what);
+      to = sval, seen |= bit;
+    };
+    auto whole = [&](std::uint64_t& to, unsigned bit, std::string_view what) {
+      if (is_string || !to_u64(tok, to)) return bad(what);
+      seen |= bit;
+    };
+    auto whole_int = [&](int& to, int least, int most, unsigned bit, std::string_view what) {
+      if (is_string || !to_int(tok, to) || to < least || to > most) return bad(what);
+      seen |= bit;
+    };
+    auto bandwidth = [&](double& to, unsigned bit) {
+      if (is_string) {
+        if (sval != "nan") return bad("coll_perf bandwidth is a string other than \"nan\"");
+        to = std::numeric_limits<double>::quiet_NaN();  // json.cc writes NaN so
+      } else if (!to_double(tok, to)) {
+        return bad("coll_perf bandwidth is not a number");
       }
+      seen |= bit;
+    };
+    constexpr int kAny = std::numeric_limits<int>::max();
+    switch (field_of(key)) {
+      case Field::Other: break;
+      case Field::Id: text(out.comm_id, kId, "header.id is not a string"); break;
+      case Field::Rank: whole_int(out.rank, 0, kAny, kRank, "header.rank is not a whole number >= 0"); break;
+      case Field::NRanks:
+        whole_int(out.n_ranks, 1, kMaxRanks, kNRanks, "header.n_ranks is not a whole number from 1 to 1048576");
+        break;
+      case Field::NNodes: whole_int(out.nnodes, 0, kAny, kNNodes, "header.nnodes is not a whole number"); break;
+      case Field::Version:
+        text(out.version, kVersion, "metadata.inspector_output_format_version is not a string");
+        break;
+      case Field::Ts: whole(out.dump_ts_us, kTs, "metadata.dump_timestamp_us is not a whole number"); break;
+      case Field::Host: text(out.hostname, kHost, "metadata.hostname is not a string"); break;
+      case Field::Pid: whole(out.pid, kPid, "metadata.pid is not a whole number"); break;
+      case Field::Coll: text(out.coll, kColl, "coll_perf.coll is not a string"); break;
+      case Field::Sn: whole(out.sn, kSn, "coll_perf.coll_sn is not a whole number"); break;
+      case Field::Bytes: whole(out.bytes, kBytes, "coll_perf.coll_msg_size_bytes is not a whole number"); break;
+      case Field::Exec: whole(out.exec_us, kExec, "coll_perf.coll_exec_time_us is not a whole number"); break;
+      case Field::TimingSource: out.timing_source = sval; break;
+      case Field::AlgBw: bandwidth(out.algbw_gbs, kAlg); break;
+      case Field::BusBw: bandwidth(out.busbw_gbs, kBus); break;
     }
   }
   if (!(seen & kHeader) || !(seen & kMeta) || !(seen & (kCollPerf | kP2pPerf))) return LineKind::NotInspector;
