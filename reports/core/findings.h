@@ -37,6 +37,7 @@ struct Finding {
   std::string message;
   std::string reference;  // "references/<file>.md § <section>", or empty
   Subject subject = {};   // last, so {code, tag, priority, message, reference} still initialises
+  bool operator==(const Finding&) const = default;  // word for word, subject included
 };
 
 std::string tag_name(Tag t);            // "PASS"

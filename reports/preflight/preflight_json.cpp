@@ -10,14 +10,10 @@ namespace collbench::report {
 using nlohmann::json;
 
 std::vector<Finding> all_findings(const PreflightRecord& r) {
-  const auto same = [](const Finding& a, const Finding& b) {
-    return a.code == b.code && a.tag == b.tag && a.priority == b.priority && a.message == b.message &&
-           a.reference == b.reference && a.subject == b.subject;
-  };
   std::vector<Finding> out;
   for (const auto& p : r.phases)
     for (const auto& f : p.findings)
-      if (std::none_of(out.begin(), out.end(), [&](const Finding& o) { return same(o, f); })) out.push_back(f);
+      if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
   return out;
 }
 
