@@ -7,7 +7,8 @@
 # than --max-ratio (default 2) times slower fails the check, with the figures printed. A program
 # over the limit runs once more first (with the reference around it), and the least figure counts.
 # Usage: scripts/perf-check.sh [--update] [--build-dir DIR] [--max-ratio R] [--min-time S] [--repetitions N]
-#   --update       rewrite the baseline with this run's figures (keep the old one's list of benchmarks)
+#   --update       rewrite the baseline with the median of three whole runs' figures (keep the old one's
+#                  list of benchmarks)
 # Env: PERF_CHECK_SLOWDOWN=k multiplies every measured figure but the machine's by k before
 #      comparing: a planted k-times slowdown in collbench, to see the check fail (3 must fail).
 #      PERF_CHECK_MACHINE=k multiplies every figure, the machine's too: a machine k times slower,
