@@ -5,31 +5,10 @@
 #include "bench/errors.h"
 #include "bench/gpu_probe.h"
 #include "bench/mpi_backend.h"
-#if COLLBENCH_WITH_NCCL
-#include "bench/nccl_backend.h"
-#endif
+#include "bench/nccl_presence.h"
 
 namespace collbench {
 namespace {
-
-GpuProbe probe() {
-#if COLLBENCH_WITH_NCCL
-  return probe_gpus();
-#else
-  return {};
-#endif
-}
-
-std::unique_ptr<Backend> nccl_backend([[maybe_unused]] const RunOptions& opts, [[maybe_unused]] Control& control,
-                                      [[maybe_unused]] const FailureReport& report,
-                                      [[maybe_unused]] Watchdog* watchdog, [[maybe_unused]] bool inject) {
-#if COLLBENCH_WITH_NCCL
-  return std::make_unique<NcclBackend>(NcclSetup{opts.gpus, opts.timeout_s, inject, report, watchdog, opts.graph_calls},
-                                       control);
-#else
-  throw RunError("--backend nccl: this collbench was built without CUDA/NCCL; rebuild where nvcc and NCCL are found");
-#endif
-}
 
 std::unique_ptr<Backend> mpi_backend(const RunOptions& opts, Control& control, const FailureReport& report,
                                      bool inject, const char* why_no_g) {
@@ -46,14 +25,6 @@ std::unique_ptr<Backend> mpi_backend(const RunOptions& opts, Control& control, c
 
 }  // namespace
 
-bool built_with_nccl() {
-#if COLLBENCH_WITH_NCCL
-  return true;
-#else
-  return false;
-#endif
-}
-
 BackendChoice make_backend(const RunOptions& opts, Control& control, const FailureReport& report,
                            Watchdog* watchdog) {
   const bool inject = opts.inject.kind == FaultInjection::Kind::Setup && opts.inject.rank == control.rank();
@@ -64,13 +35,13 @@ BackendChoice make_backend(const RunOptions& opts, Control& control, const Failu
               "requested"};
     case BackendKind::Nccl:
       // A process without a GPU fails the backend's first agreed step, naming its CUDA error.
-      return {nccl_backend(opts, control, report, watchdog, inject), "requested"};
+      return {make_nccl_backend(opts, control, report, watchdog, inject), "requested"};
     case BackendKind::Auto: break;
   }
   if (!built_with_nccl())
     return {mpi_backend(opts, control, report, inject, "-g needs the nccl backend, and this collbench was built without CUDA/NCCL"),
             "auto: built without CUDA/NCCL"};
-  const GpuProbe mine = probe();
+  const GpuProbe mine = probe_cuda_gpus(device_dir()).value_or(GpuProbe{});
   const bool has = mine.count > 0;
   const bool all = control.min(has ? 1 : 0) == 1;
   const bool any = -control.min(has ? -1 : 0) == 1;
@@ -78,7 +49,7 @@ BackendChoice make_backend(const RunOptions& opts, Control& control, const Failu
   agreed_step(control, report, [&] {
     if (choice.error) throw RunError(*choice.error);
   });
-  if (choice.nccl) return {nccl_backend(opts, control, report, watchdog, inject), choice.reason};
+  if (choice.nccl) return {make_nccl_backend(opts, control, report, watchdog, inject), choice.reason};
   return {mpi_backend(opts, control, report, inject,
                       "-g asks for GPUs but no process has a usable GPU; drop -g or fix the GPUs"),
           choice.reason};

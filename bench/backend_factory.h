@@ -25,6 +25,4 @@ struct BackendChoice {
 BackendChoice make_backend(const RunOptions& opts, Control& control, const FailureReport& report,
                            Watchdog* watchdog = nullptr);
 
-bool built_with_nccl();
-
 }  // namespace collbench

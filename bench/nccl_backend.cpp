@@ -1,4 +1,5 @@
 #include "bench/nccl_backend.h"
+#include "bench/nccl_presence.h"
 #include "bench/versions.h"
 
 #include <fmt/format.h>

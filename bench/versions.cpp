@@ -5,10 +5,6 @@
 
 #include <algorithm>
 
-#if COLLBENCH_WITH_NCCL
-#include <cuda_runtime_api.h>
-#include <nccl.h>
-#endif
 
 namespace collbench {
 
@@ -29,16 +25,5 @@ std::string nccl_version_text(int code) {
 }
 
 std::string cuda_version_text(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
-
-std::map<std::string, std::string> library_versions() {
-  std::map<std::string, std::string> v;
-  if (std::string mpi = mpi_library_version(); !mpi.empty()) v["mpi"] = std::move(mpi);
-#if COLLBENCH_WITH_NCCL
-  if (int code = 0; ncclGetVersion(&code) == ncclSuccess && code > 0) v["nccl"] = nccl_version_text(code);
-  if (int d = 0; cudaDriverGetVersion(&d) == cudaSuccess && d > 0) v["cuda_driver"] = cuda_version_text(d);
-  if (int r = 0; cudaRuntimeGetVersion(&r) == cudaSuccess && r > 0) v["cuda_runtime"] = cuda_version_text(r);
-#endif
-  return v;
-}
 
 }  // namespace collbench

@@ -1,5 +1,5 @@
-// The one probe of library versions: what the run's header, the environment audit and a regression
-// hunt after an AMI update compare side by side.
+// Library versions as text: what the run's header, the environment audit and a regression hunt after
+// an AMI update compare side by side (library_versions() in bench/nccl_presence.h gathers them).
 #pragma once
 
 #include <map>
@@ -15,8 +15,5 @@ std::string mpi_library_version();
 std::string nccl_version_text(int code);
 // CUDA's version number as text: 12040 -> "12.4".
 std::string cuda_version_text(int v);
-
-// "mpi", and when built with CUDA and NCCL: "nccl" (the library loaded), "cuda_driver", "cuda_runtime".
-std::map<std::string, std::string> library_versions();
 
 }  // namespace collbench

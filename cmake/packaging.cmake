@@ -9,9 +9,23 @@
 # libraries collbench links, with the versions dpkg-shlibdeps gives, plus openmpi-bin for mpirun);
 # scripts/package.sh checks them against the binary and tests/install/deb_clean_root.sh installs the
 # package in a clean Debian root.
-# CUDA and NCCL are never declared: scripts/package.sh builds with -DCOLLBENCH_CUDA=OFF (the mpi backend,
-# runs anywhere) unless asked for a CUDA build, whose CUDA runtime and NCCL come from NVIDIA's installers
-# (as in the Dockerfile's base image), not from a Debian package.
+# CUDA and NCCL are never declared: scripts/package.sh packages the mpi backend only (runs anywhere) unless
+# asked for a CUDA build, whose CUDA runtime and NCCL come from NVIDIA's installers (as in the Dockerfile's
+# base image), not from a Debian package.
+
+# The binary installed (and packaged): this build's collbench, or with COLLBENCH_INSTALL_MPI_ONLY (what
+# scripts/package.sh sets) a CUDA build's mpi-only twin, collbench_mpi. BUILD/packaged-binary.txt names
+# its file and the target packaged_binary builds it.
+option(COLLBENCH_INSTALL_MPI_ONLY "Install the mpi-only collbench of a CUDA build (the Debian package's)" OFF)
+if(COLLBENCH_HAVE_NCCL AND COLLBENCH_INSTALL_MPI_ONLY)
+  set(collbench_installed collbench_mpi)
+else()
+  set(collbench_installed collbench)
+endif()
+install(TARGETS ${collbench_installed} RUNTIME DESTINATION bin)
+add_custom_target(packaged_binary)
+add_dependencies(packaged_binary ${collbench_installed})
+file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/packaged-binary.txt CONTENT "$<TARGET_FILE:${collbench_installed}>\n")
 
 set(COLLBENCH_DEB_DEPENDS
     "libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1 (>= 3.0), libopenmpi3 (>= 4.1.4), openmpi-bin (>= 4.1.4), libfabric1 (>= 1.11.0), libfmt9 (>= 9.1.0+ds1), libpmix2 (>= 4.2.2)"
@@ -25,7 +39,7 @@ install(FILES thresholds/README.md DESTINATION share/doc/collbench RENAME thresh
 
 # `collbench --help` at install time, from the binary being installed: a text file always, a man page
 # when help2man is on PATH (Debian package help2man; scripts/package.sh installs it). cmake/install_help.cmake.
-install(CODE "set(COLLBENCH_HELP_BIN \"$<TARGET_FILE:collbench>\")
+install(CODE "set(COLLBENCH_HELP_BIN \"$<TARGET_FILE:${collbench_installed}>\")
 set(COLLBENCH_HELP_WORK \"${CMAKE_CURRENT_BINARY_DIR}\")")
 install(SCRIPT cmake/install_help.cmake)
 
@@ -45,7 +59,7 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "${COLLBENCH_DEB_DEPENDS}")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "${COLLBENCH_DEB_RECOMMENDS}")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
-if(COLLBENCH_HAVE_NCCL)
+if(collbench_installed STREQUAL collbench AND COLLBENCH_HAVE_NCCL)
   string(APPEND CPACK_PACKAGE_DESCRIPTION
          " This build has the nccl backend: it needs the CUDA runtime and NCCL (not declared: NVIDIA's installers).")
 endif()

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/backend_factory.h"
+#include "bench/nccl_presence.h"
 #include "bench/errors.h"
 #include "launcher/job/agree.h"
 #include "launcher/commands/command_line.h"

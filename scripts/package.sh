@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# The Debian package: configures a release build for packaging in ${PKG_BUILD_DIR:-build-package} (no
-# tests, no micro benchmarks, and no CUDA: the mpi backend, which runs anywhere, unless PACKAGE_CUDA=ON),
-# builds collbench only, checks the package's declared Depends against the libraries the binary links
-# (readelf's NEEDED, found by ldd, owned by dpkg -S), runs `cpack -G DEB` and prints the .deb's path as its last line. What it holds and
-# why: cmake/packaging.cmake and docs/install.md. Installs help2man (scripts/packages/package.txt) for the
-# man page when it is missing; building collbench needs scripts/setup.sh's packages already.
-#   PKG_BUILD_DIR   the build folder (default build-package)
-#   BUILD_TYPE      default Release
+# The Debian package: the mpi-only collbench (the mpi backend, which runs anywhere) with the thresholds,
+# docs and --help, by `cpack -G DEB`; prints the .deb's path as its last line. Either from a build folder
+# already built (PKG_FROM_BUILD: a CUDA build's mpi-only twin is linked from its objects, nothing is
+# compiled again) or from its own release build in PKG_BUILD_DIR (no tests, no micro benchmarks, no
+# CUDA). Checks the package's declared Depends against the libraries the binary links (readelf's
+# NEEDED, found by ldd, owned by dpkg -S). What it holds and why: cmake/packaging.cmake and
+# docs/install.md. Installs help2man (scripts/packages/package.txt) for the man page when it is
+# missing; building collbench needs scripts/setup.sh's packages already.
+#   PKG_FROM_BUILD  a configured build folder to package from (scripts/test.sh passes its own)
+#   PKG_BUILD_DIR   otherwise, the build folder (default build-package)
+#   BUILD_TYPE      its build type (default Release)
 #   PACKAGE_CUDA    ON: the nccl backend too when CUDA and NCCL are found (their libraries are then not
 #                   declared: NVIDIA's installers provide them, as in the Dockerfile's base image)
 #   PACKAGE_DEPENDS the package's Depends, for a distribution other than Debian 12 (default: the list in
@@ -17,15 +20,30 @@ cd "$(dirname "$0")/.."
 [ $# -eq 0 ] || { echo "package.sh: no arguments (see the comment at its top)" >&2; exit 2; }
 
 scripts/lib/install-packages.sh scripts/packages/package.txt >&2
-build="${PKG_BUILD_DIR:-build-package}"
-# PACKAGE_DEPENDS, or back to cmake/packaging.cmake's default (a cached value from an earlier run goes).
-depends_arg=(-UCOLLBENCH_DEB_DEPENDS)
-[ -z "${PACKAGE_DEPENDS:-}" ] || depends_arg=("-DCOLLBENCH_DEB_DEPENDS=$PACKAGE_DEPENDS")
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" -DCOLLBENCH_TESTS=OFF -DCOLLBENCH_MICRO=OFF \
-  -DCOLLBENCH_CUDA="${PACKAGE_CUDA:-OFF}" -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON \
-  "${depends_arg[@]}" ${CMAKE_ARGS:-} >&2
-cmake --build "$build" -j "$(nproc)" --target collbench >&2
+# What to package, and Depends: PACKAGE_DEPENDS or back to cmake/packaging.cmake's default (a cached value
+# from an earlier run goes). Neither changes a compile flag, so an existing build compiles nothing again.
+mpi_only=ON
+[ "${PACKAGE_CUDA:-OFF}" != ON ] || mpi_only=OFF
+package_args=(-UCOLLBENCH_DEB_DEPENDS "-DCOLLBENCH_INSTALL_MPI_ONLY=$mpi_only" -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON)
+[ -z "${PACKAGE_DEPENDS:-}" ] || package_args[0]="-DCOLLBENCH_DEB_DEPENDS=$PACKAGE_DEPENDS"
+if [ -n "${PKG_FROM_BUILD:-}" ]; then
+  build="$PKG_FROM_BUILD"
+  [ -f "$build/CMakeCache.txt" ] ||
+    { echo "package.sh: PKG_FROM_BUILD=$build is not a configured build folder; configure it or unset PKG_FROM_BUILD" >&2; exit 2; }
+  cmake "$build" "${package_args[@]}" >&2
+else
+  build="${PKG_BUILD_DIR:-build-package}"
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" -DCOLLBENCH_TESTS=OFF -DCOLLBENCH_MICRO=OFF \
+    -DCOLLBENCH_CUDA="${PACKAGE_CUDA:-OFF}" "${package_args[@]}" ${CMAKE_ARGS:-} >&2
+fi
+cmake --build "$build" -j "$(nproc)" --target packaged_binary >&2
+binary=$(cat "$build/packaged-binary.txt")
 
+if [ "$mpi_only" = ON ] && readelf -d "$binary" | grep -Eq 'NEEDED.*\[lib(cuda|cudart|nccl)\.'; then
+  echo "package.sh: $binary is to be the mpi-only collbench but links CUDA or NCCL:" \
+    "$(readelf -d "$binary" | grep -Eo 'lib(cuda|cudart|nccl)\.[^]]*' | tr '\n' ' ')" >&2
+  exit 1
+fi
 # Every library collbench links that a Debian package provides must be in Depends (CUDA's and NCCL's
 # excepted, see above); a library no package owns (an installer's, under /opt) is named and left out.
 depends=$(sed -n 's/^set(CPACK_DEBIAN_PACKAGE_DEPENDS "\(.*\)")$/\1/p' "$build/CPackConfig.cmake")
@@ -48,9 +66,9 @@ while read -r lib; do
   fi
 done < <(
   # The libraries collbench itself names (NEEDED; theirs are their packages' Depends), where ldd finds them.
-  readelf -d "$build/collbench" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' |
+  readelf -d "$binary" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' |
     while read -r needed; do
-      ldd "$build/collbench" | awk -v n="$needed" '$1 == n && $2 == "=>" { print $3 }'
+      ldd "$binary" | awk -v n="$needed" '$1 == n && $2 == "=>" { print $3 }'
     done
 )
 if [ ${#missing[@]} -gt 0 ]; then

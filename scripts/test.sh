@@ -44,6 +44,13 @@ build_all() {
 timed packages scripts/lib/install-packages.sh scripts/packages/runtime.txt scripts/packages/test.txt
 timed build build_all
 source scripts/mpi_env.sh
+# The Debian package from the build's own objects (its mpi-only collbench: a link, no compile), and
+# deb_clean_root installing it in a clean Debian root.
+package_deb() { COLLBENCH_DEB=$(PKG_FROM_BUILD="$build" scripts/package.sh | tail -n 1) && export COLLBENCH_DEB; }
+packaged=0
+timed package package_deb || packaged=$?
+[ "$packaged" != 0 ] || timed "deb clean root" ctest --test-dir "$build" -R '^deb_clean_root$' --output-on-failure \
+  --timeout 900 || packaged=$?
 # The micro benchmarks first, on a machine nothing else of this script is using yet.
 # Its table is printed again at the end when it fails, where a CI log's tail shows it.
 perf_check() { scripts/perf-check.sh --build-dir "$build" 2>&1 | tee "$build/perf-check.log"; }
@@ -62,14 +69,6 @@ timed tests ctest --test-dir "$build" -E '^(fake_cluster_|deb_clean_root$)' --ou
 timed "fake-cluster (beside)" ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 \
   >"$build/fake-cluster-tests.log" 2>&1 &
 fake=$!
-# package_deb: builds the .deb into $build-package and sets COLLBENCH_DEB, which deb_clean_root installs.
-package_deb() {
-  COLLBENCH_DEB=$(PKG_BUILD_DIR="$build-package" nice -n 10 scripts/package.sh | tail -n 1) && export COLLBENCH_DEB
-}
-packaged=0
-timed package package_deb || packaged=$?
-[ "$packaged" != 0 ] || timed "deb clean root" ctest --test-dir "$build" -R '^deb_clean_root$' --output-on-failure \
-  --timeout 900 || packaged=$?
 sanitized=0
 wait "$sanitizer" || sanitized=$?
 cat "$build/sanitize.log"

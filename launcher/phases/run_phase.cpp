@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "bench/backend_factory.h"
+#include "bench/nccl_presence.h"
 #include "bench/dtype.h"
 #include "bench/errors.h"
 #include "bench/mpi_check.h"

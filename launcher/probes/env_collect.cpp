@@ -1,6 +1,6 @@
 #include "launcher/probes/env_collect.h"
 
-#include "bench/versions.h"
+#include "bench/nccl_presence.h"
 
 #include <fmt/format.h>
 #include <mpi.h>
@@ -23,12 +23,6 @@
 #include "reports/thresholds/instance_types.h"
 #include "reports/env/nccl_log.h"
 
-#if COLLBENCH_WITH_NCCL
-#include <cuda_runtime.h>
-#include <nccl.h>
-
-#include "bench/nccl_backend.h"  // probe_gpus
-#endif
 #if COLLBENCH_WITH_LIBFABRIC
 #include <rdma/fabric.h>
 #endif
@@ -87,12 +81,9 @@ void add_library_versions(std::map<std::string, std::string>& versions) {
 // The GPUs this process sees, and CUDA's error when device files say a GPU is there that CUDA
 // cannot use (a driver/runtime mismatch, a GPU off the bus).
 GpuProbe visible_gpus(const std::string& dev_dir) {
-#if COLLBENCH_WITH_NCCL
-  return probe_gpus(dev_dir);
-#else
+  if (std::optional<GpuProbe> cuda = probe_cuda_gpus(dev_dir)) return *cuda;
   const int files = nvidia_device_file_count(dev_dir);
   return GpuProbe{files, "", files > 0};
-#endif
 }
 
 // Every process's string, on rank 0 (the pattern of launcher/job/world.cpp, on a private communicator).
