@@ -57,18 +57,17 @@ perf_check() { scripts/perf-check.sh --build-dir "$build" 2>&1 | tee "$build/per
 perf=0
 timed perf-check perf_check || perf=$?
 # Each step runs even when an earlier one failed, so one run shows every failure; the exit status comes last.
-# Beside the tests, niced (so that their timing sees a busy machine but keeps the CPU it asks for): the
-# sanitizer build and its tests.
+# Then three streams at once: the tests, the fake-cluster tests (most of their time waits on slowed links
+# and timeouts; each is made to hold on a busy machine) and, niced, the sanitizer build and its tests
+# (the tests' timing sees a busy machine but keeps the CPU it asks for).
 NICE=10 timed "sanitize (beside)" scripts/sanitize.sh --skip-verdict-e2e >"$build/sanitize.log" 2>&1 &
 sanitizer=$!
-tested=0
-timed tests ctest --test-dir "$build" -E '^(fake_cluster_|deb_clean_root$)' --output-on-failure --timeout 600 \
-  -j "$(nproc)" || tested=$?
-# The fake-cluster tests after the tests (both launch ranks at normal priority, and together they
-# loaded 2 cores 6-fold), beside what is left of the sanitizer step and the package's build.
 timed "fake-cluster (beside)" ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 \
   >"$build/fake-cluster-tests.log" 2>&1 &
 fake=$!
+tested=0
+timed tests ctest --test-dir "$build" -E '^(fake_cluster_|deb_clean_root$)' --output-on-failure --timeout 600 \
+  -j "$(nproc)" || tested=$?
 sanitized=0
 wait "$sanitizer" || sanitized=$?
 cat "$build/sanitize.log"
