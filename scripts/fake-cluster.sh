@@ -43,16 +43,30 @@
 # command (joined by spaces and interpreted by sh, as ssh's remote shell would) as
 #   ip netns exec <ns> unshare --uts sh -c 'hostname node<I>; eval "<command>"'
 #
-# Environment: FC_STATE_DIR (default /run/collbench-fake-cluster), FC_TBF_BURST (tbf burst, bytes;
-# default max(rate x 5 ms, 16 KiB)).
+#   scripts/fake-cluster.sh name ns|veth|addr I   node I's namespace, host-side veth or address
+#   scripts/fake-cluster.sh name bridge            the bridge
+#
+# Two clusters can be up at once, one per lane (FC_LANE=0, the default, or 1): lane L has its own
+# state folder, addresses 198.18.L.0/24 and default prefix ("cb", lane 1 "cb1"), so two tests run side
+# by side. Everything above is lane 0's; `name` prints what a lane's test must use.
+#
+# Environment: FC_LANE (0 or 1), FC_STATE_DIR (default /run/collbench-fake-cluster, lane 1
+# /run/collbench-fake-cluster-1), FC_TBF_BURST (tbf burst, bytes; default max(rate x 5 ms, 16 KiB)).
 set -euo pipefail
 
-STATE_DIR="${FC_STATE_DIR:-/run/collbench-fake-cluster}"
-NET=198.18.0            # /24 inside 198.18.0.0/15; never anything else
+LANE=${FC_LANE:-0}
+[[ "$LANE" =~ ^[01]$ ]] || { echo "fake-cluster: FC_LANE must be 0 or 1, not '$LANE'" >&2; exit 2; }
+if [ "$LANE" = 0 ]; then
+  STATE_DIR="${FC_STATE_DIR:-/run/collbench-fake-cluster}"
+  DEFAULT_PREFIX=cb
+else
+  STATE_DIR="${FC_STATE_DIR:-/run/collbench-fake-cluster-$LANE}"
+  DEFAULT_PREFIX=cb$LANE
+fi
+NET=198.18.$LANE        # /24 inside 198.18.0.0/15; never anything else
 SUBNET="$NET.0/24"
 GATEWAY="$NET.1"
 FIRST_HOST=10
-DEFAULT_PREFIX=cb
 DEFAULT_SLOTS=2
 
 die() { echo "fake-cluster: $*" >&2; exit 1; }
@@ -350,6 +364,17 @@ cmd_mpirun_args() {
   echo "${args[*]}"
 }
 
+cmd_name() {
+  load_state
+  case "${1:-}" in
+    ns) [ $# -eq 2 ] && check_node "$2" && ns_of "$2" ;;
+    veth) [ $# -eq 2 ] && check_node "$2" && hveth "$2" ;;
+    addr) [ $# -eq 2 ] && check_node "$2" && addr_of "$2" ;;
+    bridge) [ $# -eq 1 ] && bridge ;;
+    *) die "usage: name ns|veth|addr I | name bridge" ;;
+  esac || die "usage: name ns|veth|addr I | name bridge"
+}
+
 cmd_status() {
   if [ ! -f "$STATE_DIR/state" ]; then echo "fake-cluster: down"; return 0; fi
   load_state
@@ -385,6 +410,7 @@ main() {
     hostfile) cmd_hostfile "$@" ;;
     mpirun-args) cmd_mpirun_args ;;
     status) cmd_status ;;
+    name) cmd_name "$@" ;;
     *) echo "fake-cluster: unknown command '$cmd'" >&2; usage ;;
   esac
 }

@@ -9,7 +9,8 @@
 #   3. no EFA device (an mlx5 device only): no EFA counters finding at all, counters {"devices": 0}.
 # Exit: 0 pass, 1 fail, 77 skip (not root or no network namespaces; the reason is printed).
 # Env: COLLBENCH (default build/collbench), FC_MPIRUN_TIMEOUT (seconds, default 90).
-# The fake cluster is machine-wide: run it under flock /tmp/collbench-fc.lock when others may use it.
+# The fake cluster of a lane (FC_LANE, scripts/fake-cluster.sh) is machine-wide: run it under flock
+# /tmp/collbench-fc.lock when others may use that lane.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 say() { echo "counters: $*"; }

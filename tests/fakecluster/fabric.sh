@@ -11,7 +11,8 @@
 #      reported as a doubt (FABRIC_INCONCLUSIVE), so this asks for no latency [FAIL], not for a pass.
 # Exit: 0 pass, 1 fail, 77 skip (not root or no network namespaces; the reason is printed).
 # Env: COLLBENCH (default build/collbench), FC_MPIRUN_TIMEOUT (seconds, default 150).
-# The fake cluster is machine-wide: run it under flock /tmp/collbench-fc.lock when others may use it.
+# The fake cluster of a lane (FC_LANE, scripts/fake-cluster.sh) is machine-wide: run it under flock
+# /tmp/collbench-fc.lock when others may use that lane.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 say() { echo "fabric: $*"; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fault matrix: run, hunt, fabric and preflight (mpi backend; fabric and preflight on libfabric's
 # tcp provider) on the fake cluster, 4 nodes x 1 rank, --timeout T, each command with each fault
-# on rank 2 (node2, 198.18.0.12):
+# on rank 2 (node2, 198.18.0.12 on lane 0):
 #   kill   rank 2 SIGKILLed from outside while measuring;
 #   link   node2's veth (cbh2) set down while measuring, up again once the cell is over;
 #   stop   rank 2 SIGSTOPped while measuring (a hang); SIGCONT and SIGKILL once the cell is over;
@@ -41,7 +41,8 @@
 # Env: COLLBENCH (default build/collbench), FAULTS_TIMEOUT (T, seconds, default 10), FAULTS_MARGIN
 # (seconds, default 15), FAULTS_ONLY ("CMD/FAULT ..." to run those cells only), FAULTS_KEEP (a
 # folder to copy every cell's output and JSON into).
-# The fake cluster is machine-wide: run it under flock /tmp/collbench-fc.lock when others may use it.
+# The fake cluster of a lane (FC_LANE, scripts/fake-cluster.sh) is machine-wide: run it under flock
+# /tmp/collbench-fc.lock when others may use that lane.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 say() { echo "faults: $*"; }
@@ -49,7 +50,9 @@ say() { echo "faults: $*"; }
 source tests/fakecluster/require.sh
 
 NODES=4 BAD=2
-BAD_NS=cb-node$BAD BAD_VETH=cbh$BAD BAD_HOST=node$BAD BAD_ADDR=198.18.0.$((10 + BAD))
+BAD_HOST=node$BAD
+# This lane's names (FC_LANE; scripts/fake-cluster.sh name), set once the cluster is up.
+NODE_NS=() BAD_NS="" BAD_VETH="" BAD_ADDR="" BRIDGE=""
 T=${FAULTS_TIMEOUT:-10}
 MARGIN=${FAULTS_MARGIN:-15}
 START_LIMIT=120   # seconds a launch may take to start measuring before the cell is failed
@@ -68,7 +71,7 @@ stopped=""
 cell_cleanup() {
   local pid ns name _
   if [ -n "$stopped" ]; then kill -CONT "$stopped" 2>/dev/null; kill -KILL "$stopped" 2>/dev/null; stopped=""; fi
-  ip link set "$BAD_VETH" up 2>/dev/null
+  [ -z "$BAD_VETH" ] || ip link set "$BAD_VETH" up 2>/dev/null
   for name in "${!MPID[@]}"; do
     pid=${MPID[$name]}
     kill -0 "$pid" 2>/dev/null || continue
@@ -77,8 +80,8 @@ cell_cleanup() {
     kill -KILL "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
   done
-  for ns in $(seq 0 $((NODES - 1))); do
-    for pid in $(ip netns pids "cb-node$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
+  for ns in "${NODE_NS[@]}"; do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
   done
 }
 cleanup() {
@@ -91,6 +94,8 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 "$FC" up "$NODES" >/dev/null || { say "FAIL: fake-cluster up $NODES"; exit 1; }
+for i in $(seq 0 $((NODES - 1))); do NODE_NS[i]=$("$FC" name ns "$i"); done
+BAD_NS=${NODE_NS[$BAD]} BAD_VETH=$("$FC" name veth "$BAD") BAD_ADDR=$("$FC" name addr "$BAD") BRIDGE=$("$FC" name bridge)
 read -r -a MPIRUN_ARGS <<<"$("$FC" mpirun-args)"
 
 now() { echo "$EPOCHREALTIME"; }
@@ -110,7 +115,7 @@ rank_pid() {
 ranks_left() {
   local ns pid n=0 args
   for ns in $(seq 0 $((NODES - 1))); do
-    for pid in $(ip netns pids "cb-node$ns" 2>/dev/null); do
+    for pid in $(ip netns pids "${NODE_NS[$ns]}" 2>/dev/null); do
       if [ "$pid" = "$stopped" ] || ! [ "/proc/$pid/exe" -ef "$exe" ]; then continue; fi
       mapfile -d '' args <"/proc/$pid/cmdline" 2>/dev/null || continue
       [ "${args[-1]:-}" = "$work/$1.json" ] && n=$((n + 1))
@@ -126,11 +131,11 @@ veth_bytes() {
 # ports, and every process in the fake nodes with what it waits in.
 fc_state() {
   local ns pid
-  echo "links: $(ip -br link show master cbbr0 2>/dev/null | awk '{print $1, $2}' | tr '\n' ' ')"
+  echo "links: $(ip -br link show master "$BRIDGE" 2>/dev/null | awk '{print $1, $2}' | tr '\n' ' ')"
   for ns in $(seq 0 $((NODES - 1))); do
-    echo "cb-node$ns: $(ip -n "cb-node$ns" -br addr show 2>/dev/null | grep -v '^lo' | tr -s ' ' | tr '\n' ' ')"
-    echo "  neigh: $(ip -n "cb-node$ns" neigh show 2>/dev/null | tr '\n' ';')"
-    for pid in $(ip netns pids "cb-node$ns" 2>/dev/null); do
+    echo "${NODE_NS[$ns]}: $(ip -n "${NODE_NS[$ns]}" -br addr show 2>/dev/null | grep -v '^lo' | tr -s ' ' | tr '\n' ' ')"
+    echo "  neigh: $(ip -n "${NODE_NS[$ns]}" neigh show 2>/dev/null | tr '\n' ';')"
+    for pid in $(ip netns pids "${NODE_NS[$ns]}" 2>/dev/null); do
       echo "  $pid $(cat "/proc/$pid/wchan" 2>/dev/null) $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-100)"
     done
   done

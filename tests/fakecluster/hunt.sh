@@ -15,7 +15,8 @@
 # the clean runs: noise may end in doubt, never in an accusation.
 # Exit: 0 pass, 1 fail, 77 skip (not root or no network namespaces; the reason is printed).
 # Env: COLLBENCH (default build/collbench), HUNT_LIMIT (seconds, default 300).
-# The fake cluster is machine-wide: run it under flock /tmp/collbench-fc.lock when others may use it.
+# The fake cluster of a lane (FC_LANE, scripts/fake-cluster.sh) is machine-wide: run it under flock
+# /tmp/collbench-fc.lock when others may use that lane.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 say() { echo "hunt: $*"; }

@@ -9,7 +9,8 @@
 # shares its core with mpirun's daemons is late too often to tell apart (docs/run.md, "The late rank").
 # Exit: 0 pass, 1 fail, 77 skip (not root, no network namespaces, fewer than 2 cores).
 # Env: COLLBENCH (default build/collbench), FC_MPIRUN_TIMEOUT (seconds per run, default 90).
-# The fake cluster is machine-wide: run it under flock /tmp/collbench-fc.lock when others may use it.
+# The fake cluster of a lane (FC_LANE, scripts/fake-cluster.sh) is machine-wide: run it under flock
+# /tmp/collbench-fc.lock when others may use that lane.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 HOGS=${HOGS:-3}

@@ -10,7 +10,8 @@
 #      with the host the launcher placed them on (its hostfile names node3 by address, 198.18.0.13).
 # Exit: 0 pass, 1 fail, 77 skip (not root or no network namespaces; the reason is printed).
 # Env: COLLBENCH (default build/collbench), PREFLIGHT_LIMIT (seconds, default 200).
-# The fake cluster is machine-wide: run it under flock /tmp/collbench-fc.lock when others may use it.
+# The fake cluster of a lane (FC_LANE, scripts/fake-cluster.sh) is machine-wide: run it under flock
+# /tmp/collbench-fc.lock when others may use that lane.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 say() { echo "preflight: $*"; }
