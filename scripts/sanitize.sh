@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 usage() {
   cat <<EOF
-Usage: scripts/sanitize.sh [--fuzz-seconds N] [--build-dir DIR] [--no-build | --build-only] [--skip-verdict-e2e]
+Usage: scripts/sanitize.sh [--fuzz-seconds N] [--build-dir DIR] [--no-build] [--skip-verdict-e2e]
 
 Configures and builds DIR with clang, ASan, UBSan and libFuzzer (-DCOLLBENCH_SANITIZE=ON
 -DCOLLBENCH_FUZZ=ON, -O1, no CUDA), only the targets the checks need: collbench, the unit and
@@ -25,7 +25,6 @@ Options:
   --fuzz-seconds N  fuzzing time per target (default 15; 0 replays the regression inputs only)
   --build-dir DIR   build folder (default build-san)
   --no-build        use what DIR already holds
-  --build-only      build, then stop (scripts/test.sh builds while its own build runs, and runs later)
   --skip-verdict-e2e  leave out e2e_verdict_tests (about 7 minutes sanitized on 2 cores; CI
                     runs without it to stay short, and they have run clean here)
   -h, --help        this text
@@ -38,14 +37,12 @@ EOF
 fuzz_seconds=15
 build_dir=build-san
 build=1
-build_only=0
 verdict_e2e=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --fuzz-seconds) fuzz_seconds="${2:?--fuzz-seconds needs a number}"; shift 2 ;;
     --build-dir) build_dir="${2:?--build-dir needs a folder}"; shift 2 ;;
     --no-build) build=0; shift ;;
-    --build-only) build_only=1; shift ;;
     --skip-verdict-e2e) verdict_e2e=0; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "sanitize.sh: unknown argument '$1'; see scripts/sanitize.sh --help" >&2; exit 2 ;;
@@ -77,12 +74,6 @@ if [ "$build" = 1 ]; then
   step "building ${targets[*]}"
   "${nice_cmd[@]}" cmake --build "$build_dir" -j "${BUILD_JOBS:-$(nproc)}" --target "${targets[@]}" >"$build_dir/sanitize-build.log" 2>&1 ||
     { tail -40 "$build_dir/sanitize-build.log"; echo "sanitize.sh: the build failed (all of it in $build_dir/sanitize-build.log)" >&2; exit 1; }
-fi
-
-if [ "$build_only" = 1 ]; then
-  [ "$build" = 1 ] || { echo "sanitize.sh: --build-only and --no-build leave nothing to do" >&2; exit 2; }
-  step "built"
-  exit 0
 fi
 
 source scripts/mpi_env.sh

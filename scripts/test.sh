@@ -5,10 +5,10 @@
 # and, beside them, the unit tests, the mpirun end-to-end tests and a short fuzz of every reader
 # under ASan and UBSan (scripts/sanitize.sh, in build-san). GPU-only tests skip with their reason
 # when no GPU is visible.
-# The build and the sanitizer's build at once; then the micro benchmarks alone on a quiet machine
-# (scripts/perf-check.sh), the Debian package from the build's own objects and its test in a clean
-# Debian root (scripts/package.sh, tests/install/deb_clean_root.sh), the tests, and the fake-cluster
-# tests in two lanes, with the sanitizer's tests and fuzzing beside the last two, niced.
+# The micro benchmarks are built first and run alone on a quiet machine (scripts/perf-check.sh); then,
+# with the sanitizer step beside all that follows, niced: the rest of the build, the Debian package from
+# the build's own objects and its test in a clean Debian root (scripts/package.sh,
+# tests/install/deb_clean_root.sh), the tests, and the fake-cluster tests in two lanes.
 # Each step's wall time goes to $STEP_TIMES (default BUILD/step-times.tsv; .ci/run prints them).
 #   scripts/test.sh --list   prints the test-only packages it installs besides setup.sh's
 set -euo pipefail
@@ -32,27 +32,15 @@ timed() {
 }
 # Line tables only (-g1): symbolized stacks, at a third less compile time than full debug information
 # on the heaviest files; precompiled headers unless a compiler launcher (ccache) is given
-# (cmake/pch.cmake).
-build_all() {
+# (cmake/pch.cmake). First only the micro benchmarks and the libraries they link, for perf-check.
+build_benchmarks() {
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" -DCOLLBENCH_TESTS=ON \
     -DCOLLBENCH_MICRO=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" ${CMAKE_ARGS:-} >/dev/null &&
-    cmake --build "$build" -j "$(nproc)"
+    cmake --build "$build" -j "$(nproc)" --target micro_reference micro_hunt micro_summary micro_report micro_pattern
 }
 
 timed packages scripts/lib/install-packages.sh scripts/packages/runtime.txt scripts/packages/test.txt
-# Both compilations at once, first: this build and the sanitizer step's (build-san). Compiling beside
-# the tests, niced, the sanitizer's build got little CPU until they ended and came last by minutes.
-timed "sanitizer build (beside)" scripts/sanitize.sh --build-only --skip-verdict-e2e >"$build/sanitize.log" 2>&1 &
-sanitizer_build=$!
-built=0
-timed build build_all || built=$?
-sanitizer_built=0
-wait "$sanitizer_build" || sanitizer_built=$?
-if [ "$built" != 0 ]; then
-  cat "$build/sanitize.log"
-  echo "test.sh: the build failed (its output is above the sanitizer build's)" >&2
-  exit 1
-fi
+timed "build (benchmarks)" build_benchmarks
 source scripts/mpi_env.sh
 # The micro benchmarks first, on a machine nothing else of this script is using yet.
 # Its table is printed again at the end when it fails, where a CI log's tail shows it.
@@ -60,6 +48,16 @@ perf_check() { scripts/perf-check.sh --build-dir "$build" 2>&1 | tee "$build/per
 perf=0
 timed perf-check perf_check || perf=$?
 # Each step runs even when an earlier one failed, so one run shows every failure; the exit status comes last.
+# From here on, niced beside everything else (whose timing sees a busy machine but keeps the CPU it asks
+# for): the sanitizer build and its tests.
+NICE=10 timed "sanitize (beside)" scripts/sanitize.sh --skip-verdict-e2e >"$build/sanitize.log" 2>&1 &
+sanitizer=$!
+if ! timed "build (the rest)" cmake --build "$build" -j "$(nproc)"; then
+  wait "$sanitizer" || true
+  cat "$build/sanitize.log"
+  echo "test.sh: the build failed (its output is above the sanitizer step's)" >&2
+  exit 1
+fi
 # The Debian package from the build's own objects (its mpi-only collbench: a link, no compile), and
 # deb_clean_root installing it in a clean Debian root.
 package_deb() { COLLBENCH_DEB=$(PKG_FROM_BUILD="$build" scripts/package.sh | tail -n 1) && export COLLBENCH_DEB; }
@@ -67,13 +65,6 @@ packaged=0
 timed package package_deb || packaged=$?
 [ "$packaged" != 0 ] || timed "deb clean root" ctest --test-dir "$build" -R '^deb_clean_root$' --output-on-failure \
   --timeout 900 || packaged=$?
-# From here on, niced beside everything else (whose timing sees a busy machine but keeps the CPU it asks
-# for): the sanitizer step's tests and fuzzing.
-sanitizer=""
-if [ "$sanitizer_built" = 0 ]; then
-  NICE=10 timed "sanitize (beside)" scripts/sanitize.sh --no-build --skip-verdict-e2e >>"$build/sanitize.log" 2>&1 &
-  sanitizer=$!
-fi
 tested=0
 timed tests ctest --test-dir "$build" -E '^(fake_cluster_|deb_clean_root$)' --output-on-failure --timeout 600 \
   -j "$(nproc)" || tested=$?
@@ -84,8 +75,8 @@ timed tests ctest --test-dir "$build" -E '^(fake_cluster_|deb_clean_root$)' --ou
 fake_cluster=0
 timed "fake-cluster" ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 -j 2 \
   >"$build/fake-cluster-tests.log" 2>&1 || fake_cluster=$?
-sanitized=$sanitizer_built
-[ -z "$sanitizer" ] || wait "$sanitizer" || sanitized=$?
+sanitized=0
+wait "$sanitizer" || sanitized=$?
 cat "$build/sanitize.log"
 cat "$build/fake-cluster-tests.log"
 [ "$perf" = 0 ] || grep -E '^perf-check: this machine|^benchmark |FAIL' "$build/perf-check.log" || true
