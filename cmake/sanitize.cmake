@@ -27,11 +27,11 @@ elseif(COLLBENCH_SANITIZE)
   add_link_options(${COLLBENCH_SANITIZER_FLAGS})
 endif()
 
-
 # collbench_plain_test_code(): for the directory that calls it (tests/), in a sanitized or fuzzing build:
 # the test programs' own code at -O0 and without the fuzzer's coverage. The sanitizers stay; the code
 # under test (the libraries, collbench, the fuzz targets) keeps -O1 and coverage. The test programs were
-# almost half of that build's compile time, and -O0 without coverage compiles them in about half the time.
+# about 46% of that build's compile time; on one batch, 45 s of CPU at -O1 with coverage, 36 s without
+# coverage, 26 s at -O0.
 macro(collbench_plain_test_code)
   if(COLLBENCH_SANITIZE OR COLLBENCH_FUZZ)
     get_directory_property(collbench_test_options COMPILE_OPTIONS)
