@@ -8,7 +8,7 @@ all_targets=(fuzz_sizes fuzz_nccl_text_parser fuzz_nccl_log fuzz_thresholds fuzz
 
 usage() {
   cat <<EOF
-Usage: scripts/fuzz.sh [--seconds N] [--keep-going] [--build-dir DIR] [--no-build] [TARGET...]
+Usage: scripts/fuzz.sh [--seconds N] [--jobs J] [--keep-going] [--build-dir DIR] [--no-build] [TARGET...]
 
 Builds the fuzz targets if needed (clang, -DCOLLBENCH_FUZZ=ON: ASan, UBSan and libFuzzer), then for
 each TARGET (default: all) replays its regression inputs (tests/fuzz/regressions/TARGET/) and
@@ -21,6 +21,7 @@ Targets: ${all_targets[*]}
 
 Options:
   --seconds N      fuzzing time per target (default 60; 0: run the regression and seed inputs once)
+  --jobs J         fuzz J targets at once (default 1); each is one process, so up to the cores
   --keep-going     go on after a crash, leak or timeout (libFuzzer's -fork=1 mode) and report
                    them all at the end; for long runs
   --build-dir DIR  build folder (default \$BUILD_DIR or build-san; configured here when empty)
@@ -39,6 +40,7 @@ EOF
 }
 
 seconds=60
+jobs=1
 build_dir="${BUILD_DIR:-build-san}"
 build=1
 mode=()
@@ -48,6 +50,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="${2:?--seconds needs a number}"; shift 2 ;;
     --build-dir) build_dir="${2:?--build-dir needs a folder}"; shift 2 ;;
     --no-build) build=0; shift ;;
+    --jobs) jobs="${2:?--jobs needs a number}"; shift 2 ;;
     --keep-going) mode=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1); shift ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "fuzz.sh: unknown option '$1'; see scripts/fuzz.sh --help" >&2; exit 2 ;;
@@ -60,6 +63,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: --seconds '$seconds': write a whole number of seconds" >&2; exit 2; }
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz.sh: --jobs '$jobs': write a whole number from 1" >&2; exit 2; }
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 nice_cmd=(nice -n "${NICE:-10}")
 # Symbolized stacks in the reports: the symbolizer of the clang that built the targets.
@@ -112,18 +116,18 @@ max_len_of() {
 }
 
 out="$build_dir/fuzz"
-mkdir -p "$out/logs"
-status=0
-printf '%-22s %12s %9s %7s %7s  %s\n' target executions exec/s cov ft findings
-for t in "${targets[@]}"; do
-  bin="$build_dir/tests/fuzz/$t"
-  [ -x "$bin" ] || { echo "fuzz.sh: $bin is not built; run without --no-build" >&2; exit 1; }
-  corpus="$out/corpus/$t" findings="$out/findings/$t" log="$out/logs/$t.log"
+mkdir -p "$out/logs" "$out/rows"
+export TMPDIR="${TMPDIR:-/tmp}"
+# fuzz_one TARGET: replays its regression inputs, fuzzes it, writes its table row to
+# $out/rows/TARGET; returns 1 when it found something or a replay failed.
+fuzz_one() {
+  local t="$1" status=0
+  local bin="$build_dir/tests/fuzz/$t"
+  local corpus="$out/corpus/$t" findings="$out/findings/$t" log="$out/logs/$t.log"
   mkdir -p "$corpus" "$findings"
-  export TMPDIR="${TMPDIR:-/tmp}"
 
   # Earlier crashes first: each regression input is run once.
-  replay_note=""
+  local replay_note="" regressions
   regressions=(tests/fuzz/regressions/"$t"/*)
   if [ -e "${regressions[0]}" ]; then
     if ! "${nice_cmd[@]}" "$bin" -runs=1 "${regressions[@]}" >"$out/logs/$t.replay.log" 2>&1; then
@@ -132,17 +136,18 @@ for t in "${targets[@]}"; do
     fi
   fi
 
-  seed_dirs=()
+  local seed_dirs=() d
   for d in $(seeds_of "$t"); do [ -d "$d" ] && seed_dirs+=("$d"); done
   ls "$findings" >"$out/logs/$t.before"
-  rc=0
+  local rc=0
   # -max_total_time=0 would mean no limit: 0 seconds runs the inputs once instead.
-  limit=(-max_total_time="$seconds")
+  local limit=(-max_total_time="$seconds")
   [ "$seconds" != 0 ] || limit=(-runs=0)
   "${nice_cmd[@]}" "$bin" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len="$(max_len_of "$t")" \
     -dict="$(dict_of "$t")" -print_final_stats=1 -artifact_prefix="$findings/" ${mode[@]+"${mode[@]}"} \
     "$corpus" "${seed_dirs[@]}" >"$log" 2>&1 || rc=$?
 
+  local execs rate cov ft new summary
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   # Fork mode prints no final stats: its last status line has the totals.
@@ -154,13 +159,34 @@ for t in "${targets[@]}"; do
   summary="none"
   if [ -n "$new" ] || [ "$rc" -ne 0 ]; then
     status=1
-    kinds=""
+    local kinds="" k n
     for k in crash leak timeout oom; do
       n=$(grep -c "^$k-" <<<"$new" || true)
       [ "$n" -gt 0 ] && kinds+="$n $k, "
     done
     summary="${kinds}exit $rc: $findings/; output in $log"
   fi
-  printf '%-22s %12s %9s %7s %7s  %s%s\n' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$summary" "$replay_note"
+  printf '%-22s %12s %9s %7s %7s  %s%s\n' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "$summary" "$replay_note" \
+    >"$out/rows/$t"
+  return $status
+}
+
+for t in "${targets[@]}"; do
+  [ -x "$build_dir/tests/fuzz/$t" ] || { echo "fuzz.sh: $build_dir/tests/fuzz/$t is not built; run without --no-build" >&2; exit 1; }
+  rm -f "$out/rows/$t"
 done
+# Up to --jobs targets at once, each on a core of its own; the rows in the targets' order.
+status=0
+running=()
+for t in "${targets[@]}"; do
+  if [ "${#running[@]}" -ge "$jobs" ]; then
+    wait "${running[0]}" || status=1
+    running=("${running[@]:1}")
+  fi
+  fuzz_one "$t" &
+  running+=($!)
+done
+for pid in "${running[@]}"; do wait "$pid" || status=1; done
+printf '%-22s %12s %9s %7s %7s  %s\n' target executions exec/s cov ft findings
+for t in "${targets[@]}"; do cat "$out/rows/$t" 2>/dev/null || echo "$t: no result (see $out/logs/$t.log)"; done
 exit $status

@@ -11,10 +11,11 @@ Usage: scripts/sanitize.sh [--fuzz-seconds N] [--build-dir DIR] [--no-build] [--
 Configures and builds DIR with clang, ASan, UBSan and libFuzzer (-DCOLLBENCH_SANITIZE=ON
 -DCOLLBENCH_FUZZ=ON, -O1, no CUDA), only the targets the checks need: collbench, the unit and
 end-to-end test programs and the fuzz targets. Then runs
-  1. the unit tests (unit_tests, inspector_tests),
+  1. the unit tests (unit_tests, inspector_tests), each split over the cores,
   2. the end-to-end tests, which run the sanitized collbench under mpirun (the fake-cluster,
      Chromium and Slurm tests are left to scripts/test.sh's main build),
-  3. every fuzz target: its regression inputs, then N seconds from its seeds (scripts/fuzz.sh).
+  3. every fuzz target: its regression inputs, then N seconds from its seeds (scripts/fuzz.sh),
+     one target per core at a time.
 Any sanitizer report fails it, wherever it came from (a test, or collbench under mpirun): the
 sanitizers write their reports to DIR/sanitizer-logs/, and a report there is a failure even when
 the test that caused it passed. Leaks that Open MPI and its libraries keep at exit are suppressed
@@ -91,14 +92,23 @@ cc_bin="$(command -v clang-16 || command -v cc)"
 export LD_PRELOAD="$(cd "$build_dir" && pwd)/no_dlclose.so${LD_PRELOAD:+:$LD_PRELOAD}"
 
 status=0
+# run_tests PROGRAM [ARGS...]: one test program; with SHARDS=N in its environment, its tests split
+# N ways (GoogleTest's sharding) and run side by side, for programs whose tests do not measure.
 run_tests() {
-  local program="$1" log="$build_dir/sanitize-$1.log"; shift
-  step "$program"
-  if ! "${nice_cmd[@]}" "$build_dir/tests/$program" --gtest_brief=1 "$@" >"$log" 2>&1; then
-    tail -60 "$log"
-    echo "sanitize: $program failed (all of its output in $log)"
-    status=1
-  fi
+  local program="$1" shards="${SHARDS:-1}" i failed=0 pids=(); shift
+  step "$program${SHARDS:+ ($shards shards)}"
+  for ((i = 0; i < shards; i++)); do
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "${nice_cmd[@]}" "$build_dir/tests/$program" --gtest_brief=1 "$@" \
+      >"$build_dir/sanitize-$program.$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" && continue
+    failed=1
+    tail -60 "$build_dir/sanitize-$program.$i.log"
+    echo "sanitize: $program failed (all of its output in $build_dir/sanitize-$program.$i.log)"
+  done
+  [ "$failed" = 0 ] || status=1
 }
 # The end-to-end programs run the collbench whose path they were built with (COLLBENCH_BIN): the
 # sanitized one here, or the checks below would test an unsanitized binary without saying so.
@@ -112,8 +122,9 @@ for program in "${e2e_programs[@]}"; do
     { echo "sanitize.sh: $build_dir/tests/$program does not run $collbench_bin" >&2; exit 1; }
 done
 
-run_tests unit_tests
-run_tests inspector_tests
+# The unit tests measure nothing: split over the cores.
+SHARDS=$(nproc) run_tests unit_tests
+SHARDS=$(nproc) run_tests inspector_tests
 # This build has no CUDA: --backend nccl is refused before the set-up that test injects a failure in.
 run_tests e2e_tests --gtest_filter=-E2E.RankFailingBackendSetUpIsNamedAndNobodyWaits
 run_tests e2e_inspector_tests
@@ -130,7 +141,7 @@ fi
 # The fuzzers handle their own sanitizer reports (a crash input per finding).
 unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS LD_PRELOAD
 step "fuzzing each target for $fuzz_seconds s"
-NICE="${NICE:-0}" scripts/fuzz.sh --no-build --build-dir "$build_dir" --seconds "$fuzz_seconds" || status=1
+NICE="${NICE:-0}" scripts/fuzz.sh --no-build --build-dir "$build_dir" --seconds "$fuzz_seconds" --jobs "$(nproc)" || status=1
 
 [ "$status" = 0 ] && step "no sanitizer finding" || step "FAILED"
 exit $status
