@@ -46,16 +46,16 @@
 #   scripts/fake-cluster.sh name ns|veth|addr I   node I's namespace, host-side veth or address
 #   scripts/fake-cluster.sh name bridge            the bridge
 #
-# Two clusters can be up at once, one per lane (FC_LANE=0, the default, or 1): lane L has its own
-# state folder, addresses 198.18.L.0/24 and default prefix ("cb", lane 1 "cb1"), so two tests run side
+# Up to four clusters can be up at once, one per lane (FC_LANE=0, the default, to 3): lane L has its
+# own state folder, addresses 198.18.L.0/24 and default prefix ("cb", lane L "cbL"), so tests run side
 # by side. Everything above is lane 0's; `name` prints what a lane's test must use.
 #
-# Environment: FC_LANE (0 or 1), FC_STATE_DIR (default /run/collbench-fake-cluster, lane 1
-# /run/collbench-fake-cluster-1), FC_TBF_BURST (tbf burst, bytes; default max(rate x 5 ms, 16 KiB)).
+# Environment: FC_LANE (0 to 3), FC_STATE_DIR (default /run/collbench-fake-cluster, lane L
+# /run/collbench-fake-cluster-L), FC_TBF_BURST (tbf burst, bytes; default max(rate x 5 ms, 16 KiB)).
 set -euo pipefail
 
 LANE=${FC_LANE:-0}
-[[ "$LANE" =~ ^[01]$ ]] || { echo "fake-cluster: FC_LANE must be 0 or 1, not '$LANE'" >&2; exit 2; }
+[[ "$LANE" =~ ^[0-3]$ ]] || { echo "fake-cluster: FC_LANE must be 0, 1, 2 or 3, not '$LANE'" >&2; exit 2; }
 if [ "$LANE" = 0 ]; then
   STATE_DIR="${FC_STATE_DIR:-/run/collbench-fake-cluster}"
   DEFAULT_PREFIX=cb

@@ -7,15 +7,17 @@ cd "$(dirname "$0")/.."
 usage() {
   cat <<EOF
 Usage: scripts/sanitize.sh [--fuzz-seconds N] [--build-dir DIR] [--no-build] [--skip-verdict-e2e]
+                           [--e2e-after FILE]
 
 Configures and builds DIR with clang, ASan, UBSan and libFuzzer (-DCOLLBENCH_SANITIZE=ON
 -DCOLLBENCH_FUZZ=ON, -O1, no CUDA), only the targets the checks need: collbench, the unit and
 end-to-end test programs and the fuzz targets. Then runs
-  1. the unit tests (unit_tests, inspector_tests), each split over the cores,
-  2. the end-to-end tests, which run the sanitized collbench under mpirun (the fake-cluster,
-     Chromium and Slurm tests are left to scripts/test.sh's main build),
-  3. every fuzz target: its regression inputs, then N seconds from its seeds (scripts/fuzz.sh),
-     one target per core at a time.
+  1. the unit tests (unit_tests, inspector_tests) and analyze on simulated NCCL Inspector logs
+     (e2e_inspector_tests), each split over the cores,
+  2. every fuzz target: its regression inputs, then N seconds from its seeds (scripts/fuzz.sh),
+     one target per core at a time,
+  3. the end-to-end tests that run the sanitized collbench under mpirun (the fake-cluster,
+     Chromium and Slurm tests are left to scripts/test.sh's main build).
 Any sanitizer report fails it, wherever it came from (a test, or collbench under mpirun): the
 sanitizers write their reports to DIR/sanitizer-logs/, and a report there is a failure even when
 the test that caused it passed. Leaks that Open MPI and its libraries keep at exit are suppressed
@@ -28,6 +30,8 @@ Options:
   --no-build        use what DIR already holds
   --skip-verdict-e2e  leave out e2e_verdict_tests (about 7 minutes sanitized on 2 cores; CI
                     runs without it to stay short, and they have run clean here)
+  --e2e-after FILE  start the end-to-end tests only once FILE exists (scripts/test.sh creates it
+                    when its fake-cluster tests, which judge the machine's load, are over)
   -h, --help        this text
 
 Environment: CXX (default clang++-16, else clang++), BUILD_JOBS (default: the number of cores),
@@ -39,12 +43,14 @@ fuzz_seconds=15
 build_dir=build-san
 build=1
 verdict_e2e=1
+e2e_after=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --fuzz-seconds) fuzz_seconds="${2:?--fuzz-seconds needs a number}"; shift 2 ;;
     --build-dir) build_dir="${2:?--build-dir needs a folder}"; shift 2 ;;
     --no-build) build=0; shift ;;
     --skip-verdict-e2e) verdict_e2e=0; shift ;;
+    --e2e-after) e2e_after="${2:?--e2e-after needs a file}"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "sanitize.sh: unknown argument '$1'; see scripts/sanitize.sh --help" >&2; exit 2 ;;
   esac
@@ -122,12 +128,22 @@ for program in "${e2e_programs[@]}"; do
     { echo "sanitize.sh: $build_dir/tests/$program does not run $collbench_bin" >&2; exit 1; }
 done
 
-# The unit tests measure nothing: split over the cores.
+# The unit tests, and analyze on simulated Inspector logs, measure nothing: split over the cores.
 SHARDS=$(nproc) run_tests unit_tests
 SHARDS=$(nproc) run_tests inspector_tests
+SHARDS=$(nproc) run_tests e2e_inspector_tests
+
+# The fuzzers handle their own sanitizer reports (a crash input per finding).
+step "fuzzing each target for $fuzz_seconds s"
+(unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS LD_PRELOAD
+ NICE="${NICE:-0}" scripts/fuzz.sh --no-build --build-dir "$build_dir" --seconds "$fuzz_seconds" --jobs "$(nproc)") || status=1
+
+if [ -n "$e2e_after" ] && [ ! -e "$e2e_after" ]; then
+  step "waiting for $e2e_after before the end-to-end tests"
+  while [ ! -e "$e2e_after" ]; do sleep 2; done
+fi
 # This build has no CUDA: --backend nccl is refused before the set-up that test injects a failure in.
 run_tests e2e_tests --gtest_filter=-E2E.RankFailingBackendSetUpIsNamedAndNobodyWaits
-run_tests e2e_inspector_tests
 if [ "$verdict_e2e" = 1 ]; then run_tests e2e_verdict_tests; fi
 if [ -x "$build_dir/tests/e2e_fabric_tests" ]; then run_tests e2e_fabric_tests; fi
 
@@ -137,11 +153,6 @@ if [ -n "$reports" ]; then
   echo "sanitize: $(wc -l <<<"$reports") sanitizer report(s) above (in $logs/)"
   status=1
 fi
-
-# The fuzzers handle their own sanitizer reports (a crash input per finding).
-unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS LD_PRELOAD
-step "fuzzing each target for $fuzz_seconds s"
-NICE="${NICE:-0}" scripts/fuzz.sh --no-build --build-dir "$build_dir" --seconds "$fuzz_seconds" --jobs "$(nproc)" || status=1
 
 [ "$status" = 0 ] && step "no sanitizer finding" || step "FAILED"
 exit $status

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Fresh Debian machine: installs what building and running need (scripts/packages/runtime.txt) and
-# what only the tests need (scripts/packages/test.txt), builds everything (collbench, the tests,
-# the micro benchmarks), and runs every test (unit tests and the end-to-end tests under mpirun),
-# and, beside them, the unit tests, the mpirun end-to-end tests and a short fuzz of every reader
-# under ASan and UBSan (scripts/sanitize.sh, in build-san). GPU-only tests skip with their reason
-# when no GPU is visible.
+# what only the tests need (scripts/packages/test.txt), builds collbench, the end-to-end tests and the
+# micro benchmarks, and runs every test: the end-to-end tests under mpirun here, and the unit tests,
+# the mpirun end-to-end tests and a short fuzz of every reader under ASan and UBSan
+# (scripts/sanitize.sh, in build-san; the unit tests run there only). GPU-only tests skip with their
+# reason when no GPU is visible.
 # The micro benchmarks are built first and run alone on a quiet machine (scripts/perf-check.sh); then,
 # with the sanitizer step beside all that follows, niced: the rest of the build, the Debian package from
 # the build's own objects and its test in a clean Debian root (scripts/package.sh,
-# tests/install/deb_clean_root.sh), the tests, and the fake-cluster tests in two lanes.
+# tests/install/deb_clean_root.sh), the tests, and the fake-cluster tests in four lanes; the sanitizer
+# step's own mpirun tests last.
 # Each step's wall time goes to $STEP_TIMES (default BUILD/step-times.tsv; .ci/run prints them).
 #   scripts/test.sh --list   prints the test-only packages it installs besides setup.sh's
 set -euo pipefail
@@ -35,7 +36,7 @@ timed() {
 # (cmake/pch.cmake). First only the micro benchmarks and the libraries they link, for perf-check.
 build_benchmarks() {
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" -DCOLLBENCH_TESTS=ON \
-    -DCOLLBENCH_MICRO=ON "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" ${CMAKE_ARGS:-} >/dev/null &&
+    -DCOLLBENCH_MICRO=ON -DCOLLBENCH_UNIT_TESTS=OFF "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" ${CMAKE_ARGS:-} >/dev/null &&
     cmake --build "$build" -j "$(nproc)" --target micro_reference micro_hunt micro_summary micro_report micro_pattern
 }
 
@@ -49,10 +50,16 @@ perf=0
 timed perf-check perf_check || perf=$?
 # Each step runs even when an earlier one failed, so one run shows every failure; the exit status comes last.
 # From here on, niced beside everything else (whose timing sees a busy machine but keeps the CPU it asks
-# for): the sanitizer build and its tests.
-NICE=10 timed "sanitize (beside)" scripts/sanitize.sh --skip-verdict-e2e >"$build/sanitize.log" 2>&1 &
+# for): the sanitizer build, the unit tests (this build leaves them out: COLLBENCH_UNIT_TESTS=OFF) and the
+# fuzzing; its mpirun tests wait for the gate, made once the fake-cluster tests are over (they judge the
+# machine's load, and a sanitized run's ranks beside them were load enough to hide a planted fault).
+gate="$build/sanitizer-e2e.go"
+rm -f "$gate"
+trap 'touch "$gate"' EXIT
+NICE=10 timed "sanitize (beside)" scripts/sanitize.sh --skip-verdict-e2e --e2e-after "$gate" >"$build/sanitize.log" 2>&1 &
 sanitizer=$!
 if ! timed "build (the rest)" cmake --build "$build" -j "$(nproc)"; then
+  touch "$gate"
   wait "$sanitizer" || true
   cat "$build/sanitize.log"
   echo "test.sh: the build failed (its output is above the sanitizer step's)" >&2
@@ -68,13 +75,14 @@ timed package package_deb || packaged=$?
 tested=0
 timed tests ctest --test-dir "$build" -E '^(fake_cluster_|deb_clean_root$)' --output-on-failure --timeout 600 \
   -j "$(nproc)" || tested=$?
-# The fake-cluster tests after the tests, in two lanes (two fake clusters side by side, each lane's tests
+# The fake-cluster tests after the tests, in four lanes (four fake clusters side by side, each lane's tests
 # one at a time; most of their time waits on slowed links and timeouts), beside what is left of the
 # sanitizer step. Run beside the tests too, they loaded 2 cores 7-fold: single calls outran their
 # watchdog and a 2-rank run's noise hid a 2x slowdown.
 fake_cluster=0
-timed "fake-cluster" ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 -j 2 \
+timed "fake-cluster" ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 -j 4 \
   >"$build/fake-cluster-tests.log" 2>&1 || fake_cluster=$?
+touch "$gate"
 sanitized=0
 wait "$sanitizer" || sanitized=$?
 cat "$build/sanitize.log"

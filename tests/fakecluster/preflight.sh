@@ -7,7 +7,7 @@
 #   2. no shaping -> exit 0, no [FAIL]; every phase ran.
 #   3. node3's processes never start (the launch runs `sleep` there instead of collbench) -> the
 #      others leave within --timeout plus a few seconds with exit 1, and node3's ranks are named
-#      with the host the launcher placed them on (its hostfile names node3 by address, 198.18.0.13).
+#      with the host the launcher placed them on (its hostfile names node3 by address, 198.18.L.13 on lane L).
 # Exit: 0 pass, 1 fail, 77 skip (not root or no network namespaces; the reason is printed).
 # Env: COLLBENCH (default build/collbench), PREFLIGHT_LIMIT (seconds, default 200).
 # The fake cluster of a lane (FC_LANE, scripts/fake-cluster.sh) is machine-wide: run it under flock
@@ -76,7 +76,8 @@ pkill -f '^sleep 601$' 2>/dev/null
 grep 'collbench: error' "$out"
 say "never started: exit $rc in $took s"
 if [ "$rc" -ne 1 ] || [ "$took" -gt 90 ]; then cat "$out"; say "FAIL: never started: expected exit 1 within 90 s"; exit 1; fi
-if ! grep -q 'never started: rank 3 (host 198.18.0.13), rank 7 (host 198.18.0.13);' "$out"; then
+node3=$("$FC" name addr 3)
+if ! grep -qF "never started: rank 3 (host $node3), rank 7 (host $node3);" "$out"; then
   cat "$out"; say "FAIL: never started: node3's ranks 3 and 7 not named"; exit 1
 fi
 say "PASS: never started: node3's ranks named"
