@@ -8,7 +8,7 @@
 # The micro benchmarks are built first and run alone on a quiet machine (scripts/perf-check.sh); then,
 # with the sanitizer step beside all that follows, niced: the rest of the build, the Debian package from
 # the build's own objects and its test in a clean Debian root (scripts/package.sh,
-# tests/install/deb_clean_root.sh), the tests, and the fake-cluster tests in four lanes; the sanitizer
+# tests/install/deb_clean_root.sh), the tests, and the fake-cluster tests in two lanes; the sanitizer
 # step's own mpirun tests last.
 # Each step's wall time goes to $STEP_TIMES (default BUILD/step-times.tsv; .ci/run prints them).
 #   scripts/test.sh --list   prints the test-only packages it installs besides setup.sh's
@@ -75,12 +75,12 @@ timed package package_deb || packaged=$?
 tested=0
 timed tests ctest --test-dir "$build" -E '^(fake_cluster_|deb_clean_root$)' --output-on-failure --timeout 600 \
   -j "$(nproc)" || tested=$?
-# The fake-cluster tests after the tests, in four lanes (four fake clusters side by side, each lane's tests
+# The fake-cluster tests after the tests, in two lanes (two fake clusters side by side, each lane's tests
 # one at a time; most of their time waits on slowed links and timeouts), beside what is left of the
 # sanitizer step. Run beside the tests too, they loaded 2 cores 7-fold: single calls outran their
 # watchdog and a 2-rank run's noise hid a 2x slowdown.
 fake_cluster=0
-timed "fake-cluster" ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 -j 4 \
+timed "fake-cluster" ctest --test-dir "$build" -R '^fake_cluster_' --output-on-failure --timeout 900 -j 2 \
   >"$build/fake-cluster-tests.log" 2>&1 || fake_cluster=$?
 touch "$gate"
 sanitized=0
