@@ -297,7 +297,11 @@ inject() {
   OUT_AT[$name]=$(stat -c %s "$out") ERR_AT[$name]=$(stat -c %s "$work/$name.err")
   case $fault in
     kill|stop)
-      victim=$(rank_pid) || { say "$name: rank $BAD's pid not found in $BAD_NS"; victim=""; }
+      # Looked for again for up to 3 s: once, in a full CI run here, a fabric cell's rank 2
+      # was not found on the first look, and the cell then ran on without its fault.
+      victim=""
+      for _ in $(seq 30); do victim=$(rank_pid) && break; victim=""; sleep 0.1; done
+      [ -n "$victim" ] || say "$name: rank $BAD's pid not found in $BAD_NS"
       if [ -n "$victim" ]; then
         if [ "$fault" = kill ]; then kill -KILL "$victim"; else kill -STOP "$victim"; stopped=$victim; fi
       fi ;;
