@@ -37,7 +37,7 @@
 #
 # mpirun-args prints (one line, no quoting needed):
 #   --mca plm_rsh_agent <state>/agent --mca plm_rsh_no_tree_spawn 1 --hostfile <hostfile>
-#   --mca btl tcp,self --mca btl_tcp_if_include 198.18.0.0/24 --mca oob_tcp_if_include 198.18.0.0/24
+#   --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include 198.18.0.0/24 --mca oob_tcp_if_include 198.18.0.0/24
 #   [--allow-run-as-root] --oversubscribe --mca mpi_yield_when_idle 1
 # The agent gets "<host> <command...>" from Open MPI, finds the host's namespace, and runs the
 # command (joined by spaces and interpreted by sh, as ssh's remote shell would) as
@@ -358,7 +358,7 @@ cmd_mpirun_args() {
   load_state
   local args=(--mca plm_rsh_agent "$STATE_DIR/agent" --mca plm_rsh_no_tree_spawn 1
               --hostfile "${HOSTFILE:-$STATE_DIR/hostfile}"
-              --mca btl "tcp,self" --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET")
+              --mca pml ob1 --mca btl "tcp,self" --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET")
   [ "$(id -u)" -eq 0 ] && args+=(--allow-run-as-root)
   args+=(--oversubscribe --mca mpi_yield_when_idle 1)
   echo "${args[*]}"

@@ -3,7 +3,7 @@
 # what only the tests need (scripts/packages/test.txt), builds collbench, the end-to-end tests and the
 # micro benchmarks, and runs every test: the end-to-end tests under mpirun here, and the unit tests,
 # the mpirun end-to-end tests and a short fuzz of every reader under ASan and UBSan
-# (scripts/sanitize.sh, in build-san; the unit tests run there only). GPU-only tests skip with their
+# (scripts/sanitize.sh, in build-san; the tests it runs run there only). GPU-only tests skip with their
 # reason when no GPU is visible.
 # The micro benchmarks are built first and run alone on a quiet machine (scripts/perf-check.sh); then,
 # with the sanitizer step beside all that follows, niced: the rest of the build, the Debian package from
@@ -36,7 +36,7 @@ timed() {
 # (cmake/pch.cmake). First only the micro benchmarks and the libraries they link, for perf-check.
 build_benchmarks() {
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" -DCOLLBENCH_TESTS=ON \
-    -DCOLLBENCH_MICRO=ON -DCOLLBENCH_UNIT_TESTS=OFF "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" ${CMAKE_ARGS:-} >/dev/null &&
+    -DCOLLBENCH_MICRO=ON -DCOLLBENCH_SANITIZED_TESTS=OFF "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" ${CMAKE_ARGS:-} >/dev/null &&
     cmake --build "$build" -j "$(nproc)" --target micro_reference micro_hunt micro_summary micro_report micro_pattern
 }
 
@@ -50,7 +50,7 @@ perf=0
 timed perf-check perf_check || perf=$?
 # Each step runs even when an earlier one failed, so one run shows every failure; the exit status comes last.
 # From here on, niced beside everything else (whose timing sees a busy machine but keeps the CPU it asks
-# for): the sanitizer build, the unit tests (this build leaves them out: COLLBENCH_UNIT_TESTS=OFF) and the
+# for): the sanitizer build, the unit tests (this build leaves out what it runs: COLLBENCH_SANITIZED_TESTS=OFF) and the
 # fuzzing; its mpirun tests wait for the gate, made once the fake-cluster tests are over (they judge the
 # machine's load, and a sanitized run's ranks beside them were load enough to hide a planted fault).
 gate="$build/sanitizer-e2e.go"

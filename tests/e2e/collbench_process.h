@@ -16,6 +16,14 @@ namespace collbench::e2e {
 
 namespace fs = std::filesystem;
 
+// `env` words that let Open MPI run here: as root (containers, CI), oversubscribed, without the
+// cross-memory attach containers forbid, and on ob1 (shared memory, TCP). The MTLs are for fabrics
+// absent here, and the libraries they load (libpsm2, libinfinipath, libfabric's) sleep about 0.1 s
+// each in their constructors, in every rank of every mpirun.
+inline constexpr const char* kOpenMpiHere =
+    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
+    "OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_pml=ob1 ";
+
 struct Result {
   int code = -1;
   std::string out, err;
@@ -57,11 +65,9 @@ class CollbenchTest : public ::testing::Test {
     return shell(launch + COLLBENCH_BIN + " " + args);
   }
 
-  // A shell command line with Open MPI allowed to run here (as root, oversubscribed, in a container).
+  // A shell command line with Open MPI allowed to run here (kOpenMpiHere).
   Result shell(const std::string& command) {
-    const std::string env =
-        "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
-        "OMPI_MCA_rmaps_base_oversubscribe=1 ";
+    const std::string env = std::string("env ") + kOpenMpiHere;
     const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
     const int status =
         std::system((env + command + " >" + out.string() + " 2>" + err.string() + " </dev/null").c_str());

@@ -201,7 +201,7 @@ TEST_F(OwnJob, UnderMpirunWithAnalyzeTheLogsAreJudgedAndTheExitCodeStaysTheStepS
 
 namespace {
 
-// A node-scope threshold for a made-up instance type: `fail_below` GB/s at 1 MiB.
+// A node-scope threshold for a made-up instance type: `fail_below` GB/s at 1 MiB, where the checks here end (-e 1M).
 void write_thresholds(const fs::path& file, double fail_below) {
   std::ofstream(file) << R"({"schema": "collbench.thresholds/1", "instance_type": "test.node",
   "hardware": {"gpus": 2, "gpu": "none", "efa_devices": 0, "efa_gbps": 0, "source": "a test profile"},
@@ -225,7 +225,7 @@ class Prolog : public Launch {
     const fs::path script = dir_ / "prolog.sh";
     const Result w = collbench("launch prolog --tasks-per-node 2 --mpirun " + mpirun_ +
                                " --collbench " + COLLBENCH_BIN + " --log-dir " + dir_.string() + write_flags +
-                               " -o " + script.string() + " -- --backend mpi --instance-type test.node --thresholds " +
+                               " -o " + script.string() + " -- --backend mpi -e 1M --instance-type test.node --thresholds " +
                                (dir_ / "t.json").string());
     EXPECT_EQ(w.code, 0) << describe(w);
     EXPECT_EQ(shell("bash -n " + script.string()).code, 0) << slurp(script);

@@ -1,7 +1,9 @@
 // End to end: the real collbench binary under a real mpirun, on the mpi backend.
 #include "collbench_process.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -166,20 +168,28 @@ TEST_F(E2E, HungRankIsNamedAndTheResultsSoFarAreKept) {
 // watchdog, not called a hang. The test above is its power test: a rank that stops is still named
 // within --timeout.
 TEST_F(E2E, FixedCountLongerThanTheTimeoutIsMeasuredNotCalledAHang) {
-  const fs::path jpath = dir_ / "long.json";
   // --timeout 6: setting up two 128 MiB buffers, and the first call alone, also run under the
   // watchdog; under the sanitizers on a loaded machine set-up took over 2 s, and at a load of 12 on
-  // 2 cores one call took over 3 s. -n 240: calls of 25 ms and more still add up past it.
-  const Result r = run(2, "run --ops all_reduce -b 128M -e 128M -n 240 -w 2 -c 0 --placement out --no-progress "
-                          "--timeout 6 --json " + jpath.string());
+  // 2 cores one call took over 3 s.
+  const std::string one_case = "run --ops all_reduce -b 128M -e 128M -w 2 -c 0 --placement out --no-progress --timeout 6 ";
+  // The count fits this machine: 4 calls first, then 3 times as many as --timeout holds. A fixed
+  // -n 240 (for calls of 25 ms) took a minute here.
+  const fs::path probe = dir_ / "probe.json";
+  const Result p = run(2, one_case + "-n 4 --json " + probe.string());
+  ASSERT_TRUE(fs::exists(probe)) << describe(p);
+  const double call_us = json::parse(slurp(probe))["cases"].at(0)["time_us"]["mean"].get<double>();
+  ASSERT_GT(call_us, 0.0);
+  const int n = std::max(10, static_cast<int>(std::ceil(3 * 6e6 / call_us)));
+  const fs::path jpath = dir_ / "long.json";
+  const Result r = run(2, one_case + "-n " + std::to_string(n) + " --json " + jpath.string());
   const json doc = json::parse(slurp(jpath));
   for (const auto& f : doc["findings"]) EXPECT_NE(f["code"], "COLLECTIVE_HANG") << describe(r);
   EXPECT_EQ(doc["complete"], true) << describe(r);
   ASSERT_EQ(doc["cases"].size(), 1u);
   const auto& t = doc["cases"][0]["time_us"];
-  EXPECT_EQ(t["samples"], 240);
-  // The property was exercised: the 240 timed calls alone took longer than --timeout.
-  EXPECT_GT(t["mean"].get<double>() * 240, 6e6) << t.dump();
+  EXPECT_EQ(t["samples"], n);
+  // The property was exercised: the n timed calls alone took longer than --timeout.
+  EXPECT_GT(t["mean"].get<double>() * n, 6e6) << t.dump() << "\n" << n << " calls, " << call_us << " us each in the probe";
 }
 
 TEST_F(E2E, KilledRankIsNamedAndTheResultsSoFarAreKept) {

@@ -8,6 +8,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using collbench::e2e::describe;
+using collbench::e2e::kOpenMpiHere;
 using collbench::e2e::Result;
 using collbench::e2e::slurp;
 
@@ -91,8 +92,7 @@ TEST_F(Preflight, NothingLeftToRunIsNotAGo) {
 // progress line and colours its tags; into a file, neither (the other tests).
 TEST_F(Preflight, ProgressAndColourOnARealTerminal) {
   if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "util-linux 'script' not installed";
-  const std::string inner = std::string("env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                                        "OMPI_MCA_rmaps_base_oversubscribe=1 TERM=xterm ") +
+  const std::string inner = std::string("env ") + kOpenMpiHere + "TERM=xterm " +
                             COLLBENCH_MPIEXEC + " -np 2 " + COLLBENCH_BIN + " run --backend mpi -b 8 -e 1K";
   const fs::path typescript = dir_ / "typescript";
   const int status = std::system(("script -qec '" + inner + "' " + typescript.string() + " >/dev/null 2>&1 </dev/null").c_str());

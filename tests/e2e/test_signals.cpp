@@ -16,6 +16,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using collbench::e2e::kOpenMpiHere;
 using collbench::e2e::slurp;
 using Clock = std::chrono::steady_clock;
 
@@ -36,8 +37,7 @@ class Signals : public collbench::e2e::CollbenchTest {
   // waits until `ready` (at most 120 s), sends `signo` and waits for the end (at most 30 s).
   Ended stop_when(const std::string& command, const std::function<bool()>& ready, int signo) {
     const std::string out = (dir_ / "stdout").string(), err = (dir_ / "stderr").string();
-    const std::string line = "exec env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-                             "OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 "
+    const std::string line = std::string("exec env ") + kOpenMpiHere +
                              // mpirun sends SIGTERM, then SIGKILL this many seconds later (1 by
                              // default): room for rank 0 to write on a loaded machine.
                              "OMPI_MCA_odls_base_sigkill_timeout=2 " +

@@ -39,7 +39,8 @@
 # what the file kept. It passes only when every cell passed.
 # Exit: 0 pass, 1 fail, 77 skip (not root or no network namespaces; the reason is printed).
 # Env: COLLBENCH (default build/collbench), FAULTS_TIMEOUT (T, seconds, default 10), FAULTS_MARGIN
-# (seconds, default 15), FAULTS_ONLY ("CMD/FAULT ..." to run those cells only), FAULTS_KEEP (a
+# (seconds, default 15), FAULTS_ONLY ("CMD/FAULT ..." to run those cells only; shell patterns, as
+# "*/never", match), FAULTS_KEEP (a
 # folder to copy every cell's output and JSON into).
 # The fake cluster of a lane (FC_LANE, scripts/fake-cluster.sh) is machine-wide: run it under flock
 # /tmp/collbench-fc.lock when others may use that lane.
@@ -391,7 +392,17 @@ judge() {
   fi
 }
 
-wanted() { [ -z "${FAULTS_ONLY:-}" ] || [[ " $FAULTS_ONLY " == *" $1/$2 "* ]]; }
+# wanted CMD FAULT: whether the cell is one of FAULTS_ONLY's words (shell patterns: "*/never").
+wanted() {
+  local word words
+  [ -z "${FAULTS_ONLY:-}" ] && return 0
+  read -ra words <<<"$FAULTS_ONLY"  # split, not expanded against the files here
+  for word in "${words[@]}"; do
+    # shellcheck disable=SC2053  # the word is a pattern
+    [[ "$1/$2" == $word ]] && return 0
+  done
+  return 1
+}
 
 total_start=$SECONDS
 # The faults while measuring, one cell at a time.

@@ -181,7 +181,8 @@ say "  [own] 4 ranks ran with NCCL_INSPECTOR_DUMP_DIR=$TMP/own/inspector/$JOB; j
 say "5/5: collbench launch prolog as Slurm's Prolog; node3's loopback at 100 Mbit/s"
 mkdir -p "$TMP/prolog/logs"
 # A made-up instance type whose node-scope row sits between a healthy loopback (GB/s) and the
-# slowed one (about 0.01 GB/s): all_reduce at 1 MiB must reach 0.05 GB/s.
+# slowed one (about 0.01 GB/s): all_reduce at 1 MiB must reach 0.05 GB/s. The check's sweep ends
+# there (-e 1M).
 cat >"$TMP/prolog/t.json" <<'EOF'
 {"schema": "collbench.thresholds/1", "instance_type": "test.node",
  "hardware": {"gpus": 2, "gpu": "none", "efa_devices": 0, "efa_gbps": 0, "source": "a test profile"},
@@ -191,7 +192,7 @@ EOF
 # OMPI_MCA_btl=tcp,self: the node's two ranks talk over lo (shared memory would not see the limit);
 # yield_when_idle: a waiting rank gives its core up, as on a busy host it must.
 "$CB" launch prolog --tasks-per-node 2 --collbench "$CB" --mpirun "$(command -v mpirun)" --log-dir "$TMP/prolog/logs" \
-  --env OMPI_MCA_btl=tcp,self --env OMPI_MCA_mpi_yield_when_idle=1 -o "$TMP/prolog/prolog.sh" -- --backend mpi --instance-type test.node \
+  --env OMPI_MCA_btl=tcp,self --env OMPI_MCA_mpi_yield_when_idle=1 -o "$TMP/prolog/prolog.sh" -- --backend mpi -e 1M --instance-type test.node \
   --thresholds "$TMP/prolog/t.json" || fail "[prolog] collbench launch prolog failed"
 bash -n "$TMP/prolog/prolog.sh" || fail "[prolog] the script does not parse"
 # A Prolog is read when the daemons start: the cluster comes up again with it (a few seconds).

@@ -26,7 +26,7 @@ def mpi_env(extra):
     env = dict(os.environ)
     env.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
                 "OMPI_MCA_rmaps_base_oversubscribe": "1", "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
-                "OMPI_MCA_mpi_yield_when_idle": "1"})
+                "OMPI_MCA_mpi_yield_when_idle": "1", "OMPI_MCA_pml": "ob1"})
     env.update(extra)
     return env
 

@@ -19,7 +19,7 @@ fixture="$here/../fixtures/collbench/preflight_4-fake-nodes_node2-100mbit.json"
 command -v chromium >/dev/null || { echo "pages: SKIP: no chromium (apt-get install chromium)"; exit 77; }
 rm -rf "$out" && mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_pml=ob1
 fail=0
 check() {  # PAGE CHECK-ARGS...
   python3 "$here/check_page.py" "$@" || { echo "pages: FAIL: $1"; fail=1; }
