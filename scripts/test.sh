@@ -23,12 +23,18 @@ build="${BUILD_DIR:-build}"
 mkdir -p "$build"
 step_times="${STEP_TIMES:-$build/step-times.tsv}"
 : >"$step_times"
-# timed NAME COMMAND...: runs it and appends "NAME<TAB>seconds<TAB>exit status" to $step_times.
+# shellcheck source=scripts/lib/step-cpu.sh
+source scripts/lib/step-cpu.sh
+# timed NAME COMMAND...: runs it and appends "NAME<TAB>seconds<TAB>exit status<TAB>CPU seconds" to
+# $step_times (CPU: the step's processes and all they start, on every core; "-" when not counted).
 timed() {
-  local name="$1" start=$SECONDS rc=0
+  local name="$1" start=$SECONDS rc=0 cpu
   shift
+  step_cpu_enter "$name"
   "$@" || rc=$?
-  printf '%s\t%s\t%s\n' "$name" $((SECONDS - start)) "$rc" >>"$step_times"
+  cpu=$(step_cpu_seconds)
+  step_cpu_leave
+  printf '%s\t%s\t%s\t%s\n' "$name" $((SECONDS - start)) "$rc" "$cpu" >>"$step_times"
   return "$rc"
 }
 # Line tables only (-g1): symbolized stacks, at a third less compile time than full debug information
@@ -87,6 +93,7 @@ sanitized=0
 wait "$sanitizer" || sanitized=$?
 cat "$build/sanitize.log"
 cat "$build/fake-cluster-tests.log"
+step_cpu_cleanup
 [ "$perf" = 0 ] || grep -E '^perf-check: this machine|^benchmark |FAIL' "$build/perf-check.log" || true
 echo "test.sh: perf-check exit $perf, tests exit $tested, fake-cluster tests exit $fake_cluster," \
   "sanitizer step exit $sanitized, package steps exit $packaged"
