@@ -9,8 +9,6 @@
 
 #include <algorithm>
 
-#include "bench/ofi/libfabric.h"
-
 namespace collbench::ofi {
 namespace {
 
@@ -45,7 +43,7 @@ RdmEndpoint::RdmEndpoint(InfoPtr info, std::size_t buffer_bytes, std::size_t dep
   send_ctx_.resize(std::max<std::size_t>(depth, 1) * 2);
   recv_ctx_.resize(std::max<std::size_t>(depth, 1) * 2);
   try {
-    OFI_CHECK(who_, libfabric().fabric(info_->fabric_attr, &fabric_, nullptr));
+    OFI_CHECK(who_, fi_fabric(info_->fabric_attr, &fabric_, nullptr));
     OFI_CHECK(who_, fi_domain(fabric_, info_.get(), &domain_, nullptr));
     fi_cq_attr cq_attr{};
     cq_attr.format = FI_CQ_FORMAT_CONTEXT;
@@ -164,7 +162,7 @@ void RdmEndpoint::progress() {
                                            send_ctx_.data() + send_ctx_.size()
                                    ? "send"
                                    : "receive",
-                               libfabric().strerror(err.err), err.err,
+                               fi_strerror(err.err), err.err,
                                fi_cq_strerror(cq_, err.prov_errno, err.err_data, nullptr, 0), who_.rank, who_.host));
   }
   if (n != -FI_EAGAIN) ofi_fail("fi_cq_read", n, who_);

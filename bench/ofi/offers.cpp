@@ -14,7 +14,7 @@ namespace {
 // Hints for an RDM endpoint with `caps`; the modes collbench honours (a context per operation,
 // local registration of its buffers) are declared so providers that need them are offered too.
 InfoPtr rdm_hints(std::uint64_t caps, const std::string& core) {
-  InfoPtr h(libfabric().dupinfo(nullptr));  // fi_allocinfo()
+  InfoPtr h(fi_allocinfo());
   if (!h) throw RunError("fi_allocinfo failed: out of memory");
   h->caps = caps;
   h->mode = FI_CONTEXT | FI_CONTEXT2;
@@ -27,7 +27,7 @@ InfoPtr rdm_hints(std::uint64_t caps, const std::string& core) {
 
 InfoPtr getinfo(const fi_info* hints) {
   fi_info* list = nullptr;
-  const int ret = libfabric().getinfo(kApiVersion, nullptr, nullptr, 0, const_cast<fi_info*>(hints), &list);
+  const int ret = fi_getinfo(kApiVersion, nullptr, nullptr, 0, const_cast<fi_info*>(hints), &list);
   if (ret != 0) return nullptr;  // -FI_ENODATA: nothing matches
   return InfoPtr(list);
 }
@@ -86,7 +86,7 @@ InfoPtr pick_info(const std::string& core, bool off_host, int local_rank, const 
     for (const fi_info* i : fit)
       if (i->addr_format != FI_SOCKADDR_IN6) v4.push_back(i);
     const auto& from = v4.empty() ? fit : v4;
-    InfoPtr chosen(libfabric().dupinfo(from[static_cast<std::size_t>(local_rank) % from.size()]));
+    InfoPtr chosen(fi_dupinfo(from[static_cast<std::size_t>(local_rank) % from.size()]));
     if (!chosen) ofi_fail("fi_dupinfo", -FI_ENOMEM, who);
     return chosen;
   }
@@ -94,12 +94,8 @@ InfoPtr pick_info(const std::string& core, bool off_host, int local_rank, const 
 }
 
 std::string libfabric_version() {
-  try {
-    const std::uint32_t v = libfabric().version();
-    return fmt::format("{}.{}", FI_MAJOR(v), FI_MINOR(v));
-  } catch (const RunError&) {
-    return "";
-  }
+  const std::uint32_t v = fi_version();
+  return fmt::format("{}.{}", FI_MAJOR(v), FI_MINOR(v));
 }
 
 }  // namespace collbench::ofi

@@ -9,13 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "bench/ofi/libfabric.h"
 #include "bench/ofi/ofi_check.h"
 
 namespace collbench::ofi {
 
 struct InfoFree {
-  void operator()(fi_info* i) const { libfabric().freeinfo(i); }
+  void operator()(fi_info* i) const { fi_freeinfo(i); }
 };
 using InfoPtr = std::unique_ptr<fi_info, InfoFree>;
 
@@ -33,7 +32,7 @@ std::vector<std::string> all_provider_names();
 // instances have one per NIC), local rank i takes domain i modulo their number. Null when none.
 InfoPtr pick_info(const std::string& core, bool off_host, int local_rank, const Who& who);
 
-// "1.17" from fi_version(); "" when libfabric cannot be loaded.
+// "1.17" from fi_version().
 std::string libfabric_version();
 
 }  // namespace collbench::ofi

@@ -4,14 +4,12 @@
 #include <rdma/fabric.h>
 #include <rdma/fi_errno.h>
 
-#include "bench/ofi/libfabric.h"
-
 namespace collbench::ofi {
 
 void ofi_fail(const char* call, long ret, const Who& who, const std::source_location& at) {
   const std::string name(call, std::string_view(call).find('('));
   throw RunError(fmt::format("{} failed: {} ({}) on rank {} (host {}){}", name,
-                             libfabric().strerror(static_cast<int>(-ret)), ret, who.rank, who.host, call_site(at)));
+                             fi_strerror(static_cast<int>(-ret)), ret, who.rank, who.host, call_site(at)));
 }
 
 }  // namespace collbench::ofi

@@ -24,7 +24,7 @@
 #include "reports/env/nccl_log.h"
 
 #if COLLBENCH_WITH_LIBFABRIC
-#include "bench/ofi/offers.h"
+#include <rdma/fabric.h>
 #endif
 
 extern char** environ;
@@ -73,7 +73,8 @@ std::map<std::string, std::string> relevant_env() {
 void add_library_versions(std::map<std::string, std::string>& versions) {
   versions = collbench::library_versions();
 #if COLLBENCH_WITH_LIBFABRIC
-  if (std::string v = ofi::libfabric_version(); !v.empty()) versions["libfabric"] = v;
+  const std::uint32_t fi = fi_version();
+  versions["libfabric"] = fmt::format("{}.{}", FI_MAJOR(fi), FI_MINOR(fi));
 #endif
 }
 

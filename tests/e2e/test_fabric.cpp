@@ -3,7 +3,6 @@
 // answers (named, exit 1).
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -212,38 +211,6 @@ TEST_F(Fabric, PeerThatNeverAnswersIsNamedNotWaitedForForever) {
   EXPECT_NE(r.err.find("no answer from rank 1 (host "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--timeout 2 s"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
-}
-
-// libfabric is opened where it is used (bench/ofi/libfabric.h): its constructors cost every process that
-// loads it 0.2 s on Debian. The loader's own log (LD_DEBUG=files) says which processes did.
-TEST_F(Fabric, LibfabricIsLoadedOnlyWhereItIsUsed) {
-  const Result version = shell(std::string("env LD_DEBUG=files ") + COLLBENCH_BIN + " --version");
-  EXPECT_EQ(version.code, 0) << describe(version);
-  EXPECT_EQ(version.err.find("file=libfabric.so"), std::string::npos) << version.err;
-  // The environment audit of a measuring run reads libfabric's version: loaded there.
-  const Result run = shell(std::string("env LD_DEBUG=files ") + COLLBENCH_BIN + " run --backend mpi -b 8 -e 8 -n 1");
-  EXPECT_EQ(run.code, 0) << describe(run);
-  EXPECT_NE(run.err.find("file=libfabric.so"), std::string::npos) << run.err.substr(0, 2000);
-  EXPECT_NE(run.out.find("libfabric="), std::string::npos) << run.out;
-}
-
-// Another library under libfabric's name (first on LD_LIBRARY_PATH) is named, with the fix.
-TEST_F(Fabric, ALibraryWithoutLibfabricsSymbolsIsNamed) {
-  std::string other;  // a library this test has loaded itself: libgcc_s, libm or libstdc++
-  std::ifstream maps("/proc/self/maps");
-  for (std::string line; std::getline(maps, line) && other.empty();)
-    for (const char* name : {"/libgcc_s.so", "/libm.so", "/libstdc++.so"})
-      if (const std::size_t at = line.find('/'); at != std::string::npos && line.find(name) != std::string::npos)
-        other = line.substr(at);
-  ASSERT_FALSE(other.empty());
-  const fs::path lib = dir_ / "lib";
-  fs::create_directories(lib);
-  fs::copy_file(other, lib / "libfabric.so.1");
-  const Result bad = shell("env LD_LIBRARY_PATH=" + lib.string() + " " + COLLBENCH_MPIEXEC + " -np 2 " + COLLBENCH_BIN +
-                           " fabric --provider tcp -b 8 -e 8 -n 10 -w 1 --no-color");
-  EXPECT_NE(bad.code, 0) << describe(bad);
-  EXPECT_NE(bad.err.find("libfabric.so.1 has no fi_getinfo@FABRIC_"), std::string::npos) << describe(bad);
-  EXPECT_NE(bad.err.find("LD_LIBRARY_PATH"), std::string::npos) << describe(bad);
 }
 
 }  // namespace
