@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by scripts/test.sh: the CPU time of one step, all of its processes and every process they
 # start counted (daemons included: orted, Slurm's), through a cgroup of its own. cgroup v1's cpuacct
 # or cgroup v2's cpu.stat, whichever this machine has writable; without either, steps are not
