@@ -23,7 +23,8 @@ class Counters : public CollbenchTest {
       std::ofstream(c / name) << "1000\n";
     return c;
   }
-  // collbench run on the tree; with `rising`, a loop raises retrans_pkts every 20 ms meanwhile.
+  // collbench run on the tree; with `rising`, a loop raises retrans_pkts every 20 ms meanwhile. The loop
+  // is asked to stop and waited for: killed, its `mv` could outlive it and race the folder's removal.
   Result run(const fs::path& rising = {}) {
     const std::string json = (dir_ / "run.json").string();
     const std::string cmd = "env COLLBENCH_SYSFS_ROOT=" + dir_.string() + " " + std::string(COLLBENCH_MPIEXEC) +
@@ -31,10 +32,11 @@ class Counters : public CollbenchTest {
     if (rising.empty()) return shell(cmd);
     const fs::path script = dir_ / "rising.sh";
     std::ofstream(script) << "v=1000\n"
-                          << "while :; do v=$((v + 7)); echo $v >" << (dir_ / "next").string() << " && mv -f "
-                          << (dir_ / "next").string() << " " << (rising / "retrans_pkts").string()
-                          << "; sleep 0.02; done &\n"
-                          << "bump=$!\n" << cmd << "\nrc=$?\nkill $bump\nwait $bump 2>/dev/null\nexit $rc\n";
+                          << "while [ ! -e " << (dir_ / "stop").string() << " ]; do v=$((v + 7)); echo $v >"
+                          << (dir_ / "next").string() << " && mv -f " << (dir_ / "next").string() << " "
+                          << (rising / "retrans_pkts").string() << "; sleep 0.02; done &\n"
+                          << "bump=$!\n" << cmd << "\nrc=$?\ntouch " << (dir_ / "stop").string()
+                          << "\nwait $bump\nexit $rc\n";
     return shell("sh " + script.string());
   }
   nlohmann::json document() { return nlohmann::json::parse(slurp(dir_ / "run.json")); }
