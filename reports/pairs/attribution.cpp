@@ -430,6 +430,7 @@ struct NodePass {
   std::vector<NodeVerdict> nodes;
   std::vector<Bound> bound;    // each node's leave-one-out yardstick
   std::vector<char> thin;      // that yardstick is one or two pairs
+  std::vector<char> far;       // in doubt only because every pair of it is far below a wide yardstick
   std::vector<char> disagree;  // in doubt only because its pairs disagree
   // Medians and sample counts of the pairs without a straggler, each sorted.
   std::vector<double> meds, counts;
@@ -442,6 +443,7 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
   out.bound.resize(n);
   out.disagree.assign(n, 0);
   out.thin.assign(n, 0);
+  out.far.assign(n, 0);
   std::vector<char> straggler(n, 0);
   struct Look {
     Bound bound;
@@ -594,12 +596,18 @@ NodePass judge_nodes(const Pooled& p, int n, double rel_noise, const Attribution
       }
     } else if (!l.bound.slow(l.score * l.bound.ref)) {
       // Its typical pair is normal: a slow pair of it is a question for the link rule. Unless every
-      // pair of it is far below a reference too thin to say how far is normal.
-      if (l.ref_pairs < kTooFewPairs && l.far == l.live) {
+      // pair of it is far below the others, and only a thin or noisy yardstick keeps that from slow:
+      // then it is in doubt, never passed.
+      if (l.far == l.live) {
         nv.kind = NodeVerdict::Kind::Inconclusive;
-        nv.reason = fmt::format("{:.0f}% below the pairs without it, but {} such pair(s) cannot say how far healthy "
-                                "pairs differ",
-                                100 * (1 - l.score), l.ref_pairs);
+        out.far[v] = 1;
+        nv.reason = l.ref_pairs < kTooFewPairs
+                        ? fmt::format("{:.0f}% below the pairs without it, but {} such pair(s) cannot say how far "
+                                      "healthy pairs differ",
+                                      100 * (1 - l.score), l.ref_pairs)
+                        : fmt::format("{:.0f}% below the pairs without it with every partner, but within the spread "
+                                      "that their iterations allow",
+                                      100 * (1 - l.score));
       }
     } else if (l.thin >= 0) {
       const Pair& q = p.pairs[l.thin];
@@ -696,8 +704,9 @@ void confirm(Attribution& out, const Pooled& conf, const NodePass& pass, const B
       const Bound& b = node_bound[nv.node];
       if (slower(b, conf.pairs[i])) {
         ++slow;
-      } else if (pass.thin[nv.node] && b.ref > 0 && 1 - conf.pairs[i].median / b.ref >= 3 * rule.min_drop) {
-        // Far below a thin yardstick again: neither slow by it nor normal.
+      } else if ((pass.thin[nv.node] || pass.far[nv.node]) && b.ref > 0 &&
+                 1 - conf.pairs[i].median / b.ref >= 3 * rule.min_drop) {
+        // Far below a thin or noisy yardstick again: neither slow by it nor normal.
       } else {
         ++normal;
         normal_with = u;

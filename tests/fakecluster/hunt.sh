@@ -7,8 +7,12 @@
 #                      only the node1 <-> node4 link limited to 50 Mbit/s -> that link is named and
 #                      neither node is a straggler;
 #                      no shaping, twice -> no [FAIL], exit 0.
-#   4 nodes x 2 ranks: node2 limited to 200 Mbit/s -> node2 named, and no node's own path blamed
-#                      (shaping leaves intra-node traffic alone; the node phase runs here);
+#   4 nodes x 2 ranks: node2 limited to 100 Mbit/s -> node2 named, and no node's own path blamed
+#                      (shaping leaves intra-node traffic alone; the node phase runs here). Each
+#                      node's yardstick is the 3 pairs without it, which on a busy host cannot
+#                      tell a node at a third of them (200 Mbit/s, beside another fake cluster in
+#                      CI) from noise: that ends in doubt. A node below a quarter is named however
+#                      noisy (OutlierRule::max_excused);
 #                      no shaping, twice -> no [FAIL].
 #   3 nodes x 1 rank:  node1 limited to 100 Mbit/s -> node1 named.
 # Every hunt must end within HUNT_LIMIT seconds (default 300). A [WARN] (inconclusive) is allowed in
@@ -98,7 +102,7 @@ say "PASS: 6x1 slow link: node1 <-> node4 named, no straggler"
 for i in 1 2; do hunt_once "6x1 clean $i" 1; expect_clean "6x1 clean $i"; done
 
 cluster 4
-"$FC" shape node 2 200mbit >/dev/null || { say "FAIL: shaping node 2"; exit 1; }
+"$FC" shape node 2 100mbit >/dev/null || { say "FAIL: shaping node 2"; exit 1; }
 hunt_once "4x2 slow node" 2
 expect_straggler "4x2 slow node" node2
 if grep -q 'SLOW_NODE_LOCAL' "$out"; then say "FAIL: 4x2 slow node: a node's own path was blamed"; exit 1; fi
