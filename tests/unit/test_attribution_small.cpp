@@ -202,7 +202,6 @@ TEST(AttributionSmall, ANodeFarBelowWithEveryPartnerDoesNotPassHoweverNoisy) {
         s.push_back(std::move(p));
       }
       const auto at = attribute(s, 4, confirmed());
-      std::printf("swing %.1f seed %u: node2 %d (%s)\n", swing, seed, static_cast<int>(at.nodes[2].kind), at.nodes[2].reason.c_str());
       EXPECT_NE(at.nodes[2].kind, Kind::Healthy) << at.nodes[2].reason;
       const auto c = codes(attribution_findings(at, hosts(4), "pair busbw"));
       EXPECT_EQ(std::count(c.begin(), c.end(), "NO_STRAGGLER"), 0);
