@@ -38,7 +38,8 @@
 # mpirun-args prints (one line, no quoting needed):
 #   --mca plm_rsh_agent <state>/agent --mca plm_rsh_no_tree_spawn 1 --hostfile <hostfile>
 #   --mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include 198.18.0.0/24 --mca oob_tcp_if_include 198.18.0.0/24
-#   [--allow-run-as-root] --oversubscribe --mca mpi_yield_when_idle 1
+#   [--allow-run-as-root] --oversubscribe --mca mpi_yield_when_idle 1 [-x LD_PRELOAD=<state>/yield_sleep.so]
+# (the ranks' sched_yield as a 50 us sleep, scripts/lib/yield_sleep.c: FC_YIELD_SLEEP=0 leaves it out)
 # The agent gets "<host> <command...>" from Open MPI, finds the host's namespace, and runs the
 # command (joined by spaces and interpreted by sh, as ssh's remote shell would) as
 #   ip netns exec <ns> unshare --uts sh -c 'hostname node<I>; eval "<command>"'
@@ -208,6 +209,7 @@ cmd_up() {
   done
   write_agent
   write_hostfile "$STATE_DIR/hostfile" "$DEFAULT_SLOTS"
+  build_yield_sleep
 
   # Check that every node reaches the bridge address (STP is off, so ports forward at once).
   local ok
@@ -354,6 +356,17 @@ cmd_hostfile() {
   echo "fake-cluster: wrote $abs ($NODES nodes, slots=$2)" >&2
 }
 
+# The ranks' sched_yield as a short sleep (scripts/lib/yield_sleep.c), so that waiting ranks leave
+# the shared cores to those with work: built into the state folder when a C compiler is here and
+# FC_YIELD_SLEEP is not 0; mpirun-args preloads it where it was built.
+build_yield_sleep() {
+  [ "${FC_YIELD_SLEEP:-1}" != 0 ] && command -v cc >/dev/null || return 0
+  local src
+  src=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib/yield_sleep.c
+  cc -O2 -shared -fPIC -o "$STATE_DIR/yield_sleep.so" "$src" ||
+    die "cannot build $src (set FC_YIELD_SLEEP=0 to run without it)"
+}
+
 cmd_mpirun_args() {
   load_state
   local args=(--mca plm_rsh_agent "$STATE_DIR/agent" --mca plm_rsh_no_tree_spawn 1
@@ -361,6 +374,7 @@ cmd_mpirun_args() {
               --mca pml ob1 --mca btl "tcp,self" --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET")
   [ "$(id -u)" -eq 0 ] && args+=(--allow-run-as-root)
   args+=(--oversubscribe --mca mpi_yield_when_idle 1)
+  [ ! -f "$STATE_DIR/yield_sleep.so" ] || args+=(-x "LD_PRELOAD=$STATE_DIR/yield_sleep.so")
   echo "${args[*]}"
 }
 

@@ -83,7 +83,12 @@ submit() {
   JOB_RC=$?
   JOB=$(head -1 "$TMP/$name/sbatch.out" | cut -d';' -f1)
   say "  [$name] job ${JOB:-?}: sbatch --wait exit $JOB_RC after $((SECONDS - t0)) s"
-  [ "$JOB_RC" -ne 124 ] || { squeue; fail "[$name] job did not finish in ${JOB_TIMEOUT}s"; }
+  if [ "$JOB_RC" -eq 124 ]; then
+    squeue
+    [ -z "$JOB" ] || scontrol show job "$JOB"
+    for f in "$TMP/$name"/*.out; do [ "$f" = "$TMP/$name/sbatch.out" ] || { echo "--- $f"; tail -40 "$f"; }; done
+    fail "[$name] job did not finish in ${JOB_TIMEOUT}s"
+  fi
   [[ "$JOB" =~ ^[0-9]+$ ]] || { cat "$TMP/$name/sbatch.err"; fail "[$name] sbatch did not print a job id"; }
   JOB_LOG=$(find "$TMP/$name" -maxdepth 1 -name "*-$JOB.out" | head -1)
   [ -s "$JOB_LOG" ] || fail "[$name] no job output file $TMP/$name/*-$JOB.out"
@@ -95,7 +100,9 @@ submit() {
 run_case() {
   local name=$1 extra=${2:-} i json
   mkdir -p "$TMP/$name"
-  write_sbatch "$TMP/$name/job.sbatch" "$TMP/$name" run --backend mpi --ops all_reduce -b 1K -e 64K -n 5 --no-progress
+  # --timeout: a hung step is ended and named by collbench itself, well inside the job's time.
+  write_sbatch "$TMP/$name/job.sbatch" "$TMP/$name" run --backend mpi --ops all_reduce -b 1K -e 64K -n 5 --no-progress \
+    --timeout 60
   submit "$name" "$TMP/$name/job.sbatch" "$extra"
   for ((i = 0; i < 4; i++)); do
     grep -qw "node$i" "$JOB_LOG" || { tail -30 "$JOB_LOG"; fail "[$name] the job's output does not name node$i"; }
