@@ -7,8 +7,11 @@
 # than --max-ratio (default 2) times slower fails the check, with the figures printed. A program
 # over the limit runs once more first (with the reference around it), and the least figure counts.
 # Usage: scripts/perf-check.sh [--update] [--build-dir DIR] [--max-ratio R] [--min-time S] [--repetitions N]
+#                              [--figures DIR]
 #   --update       rewrite the baseline with the median of three whole runs' figures (keep the old one's
 #                  list of benchmarks)
+#   --figures DIR  judge the figures an earlier check measured instead of measuring (a check keeps its
+#                  own in BUILD/perf-check-figures); nothing runs a second time
 # Env: PERF_CHECK_SLOWDOWN=k multiplies every measured figure but the machine's by k before
 #      comparing: a planted k-times slowdown in collbench, to see the check fail (3 must fail).
 #      PERF_CHECK_MACHINE=k multiplies every figure, the machine's too: a machine k times slower,
@@ -19,6 +22,7 @@ cd "$(dirname "$0")/.."
 build="${BUILD_DIR:-build}"
 baseline=tests/perf/baseline.json
 update=0
+figures=""
 max_ratio=2
 min_time=0.05
 repetitions=3
@@ -30,7 +34,8 @@ while [ $# -gt 0 ]; do
     --max-ratio) max_ratio="$2"; shift ;;
     --min-time) min_time="$2"; shift ;;
     --repetitions) repetitions="$2"; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --figures) figures="$2"; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "perf-check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -67,10 +72,18 @@ run_all() {
 start=$(date +%s)
 # A baseline is the median of three whole runs (one lucky quiet moment would make the limit tighter
 # than the machine's own spread); a check is one run, and its least figures.
-for ((run = 1; run <= (update ? 3 : 1); run++)); do
-  run_all "$tmp/run$run"
-done
-echo "perf-check: benchmarks ran in $(( $(date +%s) - start )) s" >&2
+if [ -n "$figures" ]; then
+  [ "$update" = 0 ] || { echo "perf-check: --figures judges, --update measures: give one" >&2; exit 2; }
+  [ -f "$figures/reference-before.json" ] ||
+    { echo "perf-check: --figures $figures: no figures there (scripts/perf-check.sh keeps them in BUILD/perf-check-figures)" >&2; exit 2; }
+  cp -r "$figures" "$tmp/run1"
+  echo "perf-check: the figures in $figures" >&2
+else
+  for ((run = 1; run <= (update ? 3 : 1); run++)); do
+    run_all "$tmp/run$run"
+  done
+  echo "perf-check: benchmarks ran in $(( $(date +%s) - start )) s" >&2
+fi
 
 # judge MODE: "failing" prints the programs with a benchmark over the limit; "report" prints the
 # table and exits 1 on a failure. Each figure is the least of every run of it so far.
@@ -181,7 +194,7 @@ print("perf-check: every benchmark within", f"{max_ratio:g}x of its baseline, th
 PY
 # A slowdown must hold on a second run: a program over the limit runs once more, between two more
 # runs of the reference, and the least figure of each counts (one busy moment fails nothing).
-if [ "$update" = 0 ]; then
+if [ "$update" = 0 ] && [ -z "$figures" ]; then
   failing=$(judge failing)
   if [ -n "$failing" ]; then
     echo "perf-check: once more, over the limit on the first run: $(echo $failing)" >&2
@@ -191,5 +204,7 @@ if [ "$update" = 0 ]; then
     done
     run_program "$reference" . "$tmp/run1/reference-retry-after.json"
   fi
+  # Kept for --figures (tests/perf/perf_check_self_test.sh judges them again, planted slowdowns and all).
+  rm -rf "$build/perf-check-figures" && cp -r "$tmp/run1" "$build/perf-check-figures"
 fi
 judge report
